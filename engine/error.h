@@ -14,7 +14,8 @@ class Error : public std::runtime_error {
 };
 
 namespace detail {
-template <typename... Args> std::string concat(const Args&... args) {
+template <typename... Args>
+std::string concat(const Args&... args) {
   std::ostringstream out;
   (out << ... << args);
   return out.str();
@@ -22,12 +23,13 @@ template <typename... Args> std::string concat(const Args&... args) {
 }  // namespace detail
 
 // fail("shape ", a, " does not match ", b): throws tapir::Error.
-template <typename... Args> [[noreturn]] void fail(const Args&... args) {
+template <typename... Args>
+[[noreturn]] void fail(const Args&... args) {
   throw Error(detail::concat(args...));
 }
 
-#define TAPIR_CHECK(cond, ...)             \
-  do {                                     \
+#define TAPIR_CHECK(cond, ...)               \
+  do {                                       \
     if (!(cond)) ::tapir::fail(__VA_ARGS__); \
   } while (0)
 

@@ -1,0 +1,68 @@
+// The differentiable op API. Each op checks its inputs (a bad shape or dtype
+// is a one-line tapir::Error), allocates its output in the step arena, runs
+// the CPU kernel (engine/cpu/kernels.h) and, in grad mode, records a tape
+// node whose backward sits next to the forward in autograd/ops_*.cpp.
+//
+// Float ops accept f32 or f64 (all float operands must share the dtype);
+// ids, targets and masks are i32.
+#pragma once
+#include <initializer_list>
+
+#include "autograd/tape.h"
+
+namespace tapir {
+
+// --- elementwise (ops_elementwise.cpp) -----------------------------------------
+// Binary ops broadcast a suffix: one operand's shape must equal the trailing
+// dimensions of the other's, e.g. (B, T, C) + (C), or either may be a scalar
+// of shape ().
+Tensor add(Tensor a, Tensor b);
+Tensor sub(Tensor a, Tensor b);
+Tensor mul(Tensor a, Tensor b);
+Tensor div(Tensor a, Tensor b);
+// a * scale + shift with constant scale and shift.
+Tensor affine(Tensor a, double scale, double shift = 0.0);
+Tensor exp(Tensor x);
+Tensor log(Tensor x);
+Tensor tanh(Tensor x);
+Tensor sqrt(Tensor x);
+Tensor relu(Tensor x);
+// Exact GeLU: 0.5 x (1 + erf(x / sqrt 2)) (not the tanh approximation).
+Tensor gelu(Tensor x);
+
+// --- matrix products (ops_matmul.cpp) ------------------------------------------
+// op(a) op(b), op = optional transpose of the last two axes.
+//   a (..., M, K) with b (K, N): one GEMM over the flattened leading dims;
+//   a (..., M, K) with b (..., K, N), same leading dims: a batch of GEMMs.
+// Result (..., M, N).
+Tensor matmul(Tensor a, Tensor b, bool trans_a = false, bool trans_b = false);
+
+// --- reductions (ops_reduce.cpp) -----------------------------------------------
+Tensor sum(Tensor x, int axis);   // removes the axis
+Tensor mean(Tensor x, int axis);  // removes the axis
+Tensor sum_all(Tensor x);         // shape ()
+Tensor max_last(Tensor x);        // max over the last axis; ties go to the first index
+
+// --- softmax family (ops_softmax.cpp) ------------------------------------------
+Tensor softmax(Tensor x);      // over the last axis
+Tensor log_softmax(Tensor x);  // over the last axis
+// Mean cross-entropy of logits (..., V) against i32 targets (...) in [0, V).
+// With a mask (same shape as targets, the logits' dtype, weights >= 0) the
+// mean is sum(mask * loss) / sum(mask); all-zero mask gives 0.
+Tensor cross_entropy(Tensor logits, Tensor targets, Tensor mask = Tensor());
+
+// --- normalisation and lookup --------------------------------------------------
+// Over the last axis: (x - mean) / sqrt(var + eps) * weight + bias, biased var.
+Tensor layernorm(Tensor x, Tensor weight, Tensor bias, double eps = 1e-5);
+// table (V, C) gathered at i32 ids (...) -> (..., C). Ids out of range fail.
+Tensor embedding(Tensor table, Tensor ids);
+
+// --- layout (ops_layout.cpp) ---------------------------------------------------
+Tensor reshape(Tensor x, const Shape& shape);                  // a view: no copy of the data
+Tensor transpose(Tensor x);                                    // swaps the last two axes (copies)
+Tensor concat(std::initializer_list<Tensor> parts, int axis);  // at most 4 parts
+Tensor slice(Tensor x, int axis, int64_t begin, int64_t end);  // [begin, end) on axis
+// Where the i32 mask (a suffix of x's shape) is non-zero, out = value.
+Tensor masked_fill(Tensor x, Tensor mask, double value);
+
+}  // namespace tapir

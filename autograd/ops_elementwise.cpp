@@ -1,0 +1,127 @@
+// Elementwise ops: binary with suffix broadcasting, affine, unary maps.
+#include "autograd/dispatch.h"
+#include "autograd/ops.h"
+#include "engine/cpu/kernels.h"
+
+namespace tapir {
+
+namespace {
+
+// --- binary ----------------------------------------------------------------------
+
+void binary_backward(const Node& n) {
+  Tensor a = n.input(0), b = n.input(1), out = n.output();
+  const auto op = static_cast<cpu::BinaryOp>(n.i[0]);
+  dispatch_float("binary backward", out.dtype(), [&]<typename T>() {
+    cpu::binary_backward<T>(op, a.data<T>(), a.numel(), b.data<T>(), b.numel(), out.grad<T>(),
+                            grad_for<T>(a), grad_for<T>(b));
+  });
+}
+
+TAPIR_REGISTER_OP(kAdd, "add", binary_backward);
+TAPIR_REGISTER_OP(kSub, "sub", binary_backward);
+TAPIR_REGISTER_OP(kMul, "mul", binary_backward);
+TAPIR_REGISTER_OP(kDiv, "div", binary_backward);
+
+Tensor binary(const OpInfo& info, cpu::BinaryOp op, Tensor a, Tensor b) {
+  check_defined(info.name, a, "first operand");
+  check_defined(info.name, b, "second operand");
+  check_same_dtype(info.name, a, b);
+  const bool a_full = a.shape().ends_with(b.shape());
+  TAPIR_CHECK(a_full || b.shape().ends_with(a.shape()), info.name, ": shapes ", a.shape().str(),
+              " and ", b.shape().str(), " do not broadcast (one must be a suffix of the other)");
+  Tensor out = empty(a_full ? a.shape() : b.shape(), a.dtype());
+  dispatch_float(info.name, a.dtype(), [&]<typename T>() {
+    cpu::binary_forward<T>(op, a.data<T>(), a.numel(), b.data<T>(), b.numel(), out.data<T>());
+  });
+  if (needs_grad({a, b})) record(info, out, {a, b}).i[0] = static_cast<int64_t>(op);
+  return out;
+}
+
+// --- affine ----------------------------------------------------------------------
+
+void affine_backward(const Node& n) {
+  Tensor a = n.input(0), out = n.output();
+  dispatch_float("affine backward", out.dtype(), [&]<typename T>() {
+    const T* g = out.grad<T>();
+    T* ga = grad_for<T>(a);
+    const T scale = static_cast<T>(n.f[0]);
+    for (int64_t i = 0, len = a.numel(); i < len; ++i) ga[i] += g[i] * scale;
+  });
+}
+TAPIR_REGISTER_OP(kAffine, "affine", affine_backward);
+
+// --- unary -----------------------------------------------------------------------
+
+void unary_backward(const Node& n) {
+  Tensor x = n.input(0), out = n.output();
+  const auto op = static_cast<cpu::UnaryOp>(n.i[0]);
+  dispatch_float("unary backward", out.dtype(), [&]<typename T>() {
+    cpu::unary_backward<T>(op, x.data<T>(), out.data<T>(), out.grad<T>(), x.numel(),
+                           grad_for<T>(x));
+  });
+}
+
+TAPIR_REGISTER_OP(kExp, "exp", unary_backward);
+TAPIR_REGISTER_OP(kLog, "log", unary_backward);
+TAPIR_REGISTER_OP(kTanh, "tanh", unary_backward);
+TAPIR_REGISTER_OP(kSqrt, "sqrt", unary_backward);
+TAPIR_REGISTER_OP(kRelu, "relu", unary_backward);
+TAPIR_REGISTER_OP(kGelu, "gelu", unary_backward);
+
+Tensor unary(const OpInfo& info, cpu::UnaryOp op, Tensor x) {
+  check_defined(info.name, x, "input");
+  Tensor out = empty(x.shape(), x.dtype());
+  dispatch_float(info.name, x.dtype(), [&]<typename T>() {
+    cpu::unary_forward<T>(op, x.data<T>(), x.numel(), out.data<T>());
+  });
+  if (needs_grad({x})) record(info, out, {x}).i[0] = static_cast<int64_t>(op);
+  return out;
+}
+
+}  // namespace
+
+Tensor add(Tensor a, Tensor b) {
+  return binary(kAdd, cpu::BinaryOp::add, a, b);
+}
+Tensor sub(Tensor a, Tensor b) {
+  return binary(kSub, cpu::BinaryOp::sub, a, b);
+}
+Tensor mul(Tensor a, Tensor b) {
+  return binary(kMul, cpu::BinaryOp::mul, a, b);
+}
+Tensor div(Tensor a, Tensor b) {
+  return binary(kDiv, cpu::BinaryOp::div, a, b);
+}
+
+Tensor affine(Tensor a, double scale, double shift) {
+  check_defined("affine", a, "input");
+  Tensor out = empty(a.shape(), a.dtype());
+  dispatch_float("affine", a.dtype(), [&]<typename T>() {
+    cpu::affine_forward<T>(a.data<T>(), a.numel(), static_cast<T>(scale), static_cast<T>(shift),
+                           out.data<T>());
+  });
+  if (needs_grad({a})) record(kAffine, out, {a}).f[0] = scale;
+  return out;
+}
+
+Tensor exp(Tensor x) {
+  return unary(kExp, cpu::UnaryOp::exp, x);
+}
+Tensor log(Tensor x) {
+  return unary(kLog, cpu::UnaryOp::log, x);
+}
+Tensor tanh(Tensor x) {
+  return unary(kTanh, cpu::UnaryOp::tanh, x);
+}
+Tensor sqrt(Tensor x) {
+  return unary(kSqrt, cpu::UnaryOp::sqrt, x);
+}
+Tensor relu(Tensor x) {
+  return unary(kRelu, cpu::UnaryOp::relu, x);
+}
+Tensor gelu(Tensor x) {
+  return unary(kGelu, cpu::UnaryOp::gelu, x);
+}
+
+}  // namespace tapir

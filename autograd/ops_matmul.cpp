@@ -1,0 +1,129 @@
+// Matrix products on the tape. With C = op(A) op(B):
+//   d op(A) = dC op(B)^T,   d op(B) = op(A)^T dC,
+// and a transposed operand receives the transpose of that. Every gradient
+// GEMM runs with beta = 1, accumulating into the existing gradient.
+#include "autograd/dispatch.h"
+#include "autograd/ops.h"
+#include "engine/cpu/kernels.h"
+
+namespace tapir {
+
+namespace {
+
+struct MatmulDims {
+  int64_t batch;  // number of GEMMs
+  int64_t M, N, K;
+  bool shared_b;  // b is 2-D and used by every batch entry
+};
+
+MatmulDims matmul_dims(Tensor a, Tensor b, bool ta, bool tb) {
+  TAPIR_CHECK(a.rank() >= 2 && b.rank() >= 2, "matmul: operands need at least 2 dimensions, got ",
+              a.describe(), " and ", b.describe());
+  MatmulDims d{};
+  d.M = ta ? a.dim(-1) : a.dim(-2);
+  const int64_t ka = ta ? a.dim(-2) : a.dim(-1);
+  const int64_t kb = tb ? b.dim(-1) : b.dim(-2);
+  d.N = tb ? b.dim(-2) : b.dim(-1);
+  d.K = ka;
+  TAPIR_CHECK(ka == kb, "matmul: inner dimensions differ (", a.describe(), ta ? "^T" : "",
+              " times ", b.describe(), tb ? "^T" : "", ")");
+  d.shared_b = b.rank() == 2;
+  d.batch = a.shape().span(0, a.rank() - 2);
+  if (!d.shared_b) {
+    TAPIR_CHECK(
+        a.rank() == b.rank() && a.shape().span(0, a.rank() - 2) == b.shape().span(0, b.rank() - 2),
+        "matmul: batch dimensions differ (", a.describe(), " and ", b.describe(), ")");
+    for (int i = 0; i < a.rank() - 2; ++i)
+      TAPIR_CHECK(a.dim(i) == b.dim(i), "matmul: batch dimensions differ (", a.describe(), " and ",
+                  b.describe(), ")");
+  }
+  return d;
+}
+
+template <typename T>
+void matmul_forward(const MatmulDims& d, bool ta, bool tb, const T* a, const T* b, T* c) {
+  if (d.shared_b && !ta) {
+    // Leading dimensions flatten into rows: one large GEMM.
+    cpu::gemm<T>(false, tb, d.batch * d.M, d.N, d.K, T(1), a, b, T(0), c);
+    return;
+  }
+  const int64_t sb = d.shared_b ? 0 : d.K * d.N;
+  for (int64_t i = 0; i < d.batch; ++i)
+    cpu::gemm<T>(ta, tb, d.M, d.N, d.K, T(1), a + i * d.M * d.K, b + i * sb, T(0),
+                 c + i * d.M * d.N);
+}
+
+void matmul_backward(const Node& n) {
+  Tensor a = n.input(0), b = n.input(1), c = n.output();
+  const bool ta = n.i[0], tb = n.i[1];
+  const MatmulDims d = matmul_dims(a, b, ta, tb);
+  dispatch_float("matmul backward", c.dtype(), [&]<typename T>() {
+    const T* A = a.data<T>();
+    const T* B = b.data<T>();
+    const T* dC = c.grad<T>();
+    T* dA = grad_for<T>(a);
+    T* dB = grad_for<T>(b);
+    if (d.shared_b && !ta) {
+      const int64_t rows = d.batch * d.M;
+      if (dA) {
+        if (!tb)
+          cpu::gemm<T>(false, true, rows, d.K, d.N, T(1), dC, B, T(1), dA);
+        else
+          cpu::gemm<T>(false, false, rows, d.K, d.N, T(1), dC, B, T(1), dA);
+      }
+      if (dB) {
+        if (!tb)
+          cpu::gemm<T>(true, false, d.K, d.N, rows, T(1), A, dC, T(1), dB);
+        else
+          cpu::gemm<T>(true, false, d.N, d.K, rows, T(1), dC, A, T(1), dB);
+      }
+      return;
+    }
+    const int64_t sb = d.shared_b ? 0 : d.K * d.N;
+    for (int64_t i = 0; i < d.batch; ++i) {
+      const T* Ai = A + i * d.M * d.K;
+      const T* Bi = B + i * sb;
+      const T* dCi = dC + i * d.M * d.N;
+      if (dA) {
+        T* dAi = dA + i * d.M * d.K;
+        if (!ta)
+          cpu::gemm<T>(false, !tb, d.M, d.K, d.N, T(1), dCi, Bi, T(1), dAi);
+        else
+          cpu::gemm<T>(tb, true, d.K, d.M, d.N, T(1), Bi, dCi, T(1), dAi);
+      }
+      if (dB) {
+        T* dBi = dB + i * sb;
+        if (!tb)
+          cpu::gemm<T>(!ta, false, d.K, d.N, d.M, T(1), Ai, dCi, T(1), dBi);
+        else
+          cpu::gemm<T>(true, ta, d.N, d.K, d.M, T(1), dCi, Ai, T(1), dBi);
+      }
+    }
+  });
+}
+
+TAPIR_REGISTER_OP(kMatmul, "matmul", matmul_backward);
+
+}  // namespace
+
+Tensor matmul(Tensor a, Tensor b, bool trans_a, bool trans_b) {
+  check_defined("matmul", a, "first operand");
+  check_defined("matmul", b, "second operand");
+  check_same_dtype("matmul", a, b);
+  const MatmulDims d = matmul_dims(a, b, trans_a, trans_b);
+  Shape out_shape = a.shape();
+  out_shape[-2] = d.M;
+  out_shape[-1] = d.N;
+  Tensor c = empty(out_shape, a.dtype());
+  dispatch_float("matmul", a.dtype(), [&]<typename T>() {
+    matmul_forward<T>(d, trans_a, trans_b, a.data<T>(), b.data<T>(), c.data<T>());
+  });
+  if (needs_grad({a, b})) {
+    Node& node = record(kMatmul, c, {a, b});
+    node.i[0] = trans_a;
+    node.i[1] = trans_b;
+  }
+  return c;
+}
+
+}  // namespace tapir

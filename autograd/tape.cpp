@@ -1,0 +1,74 @@
+#include "autograd/tape.h"
+
+#include "engine/workspace.h"
+
+namespace tapir {
+
+namespace {
+bool g_grad_enabled = true;
+}
+
+Tape& tape() {
+  static Tape t;
+  return t;
+}
+
+bool grad_enabled() {
+  return g_grad_enabled;
+}
+
+NoGrad::NoGrad() : previous_(g_grad_enabled) {
+  g_grad_enabled = false;
+}
+NoGrad::~NoGrad() {
+  g_grad_enabled = previous_;
+}
+
+std::vector<const OpInfo*>& op_registry() {
+  static std::vector<const OpInfo*> registry;
+  return registry;
+}
+
+bool needs_grad(std::initializer_list<Tensor> inputs) {
+  if (!g_grad_enabled) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+Node& record(const OpInfo& op, Tensor out, std::initializer_list<Tensor> inputs) {
+  TAPIR_CHECK(static_cast<int>(inputs.size()) <= kMaxNodeInputs, "op ", op.name, " has ",
+              inputs.size(), " inputs; a node holds at most ", kMaxNodeInputs);
+  Node node;
+  node.op = &op;
+  node.out = out.impl();
+  for (const Tensor& t : inputs) node.in[node.n_in++] = t.impl();
+  out.impl()->requires_grad = true;
+  return tape().record(node);
+}
+
+void backward(Tensor loss) {
+  TAPIR_CHECK(loss.numel() == 1, "backward needs a loss with one element, got ", loss.describe());
+  TAPIR_CHECK(loss.requires_grad(),
+              "backward: the loss does not depend on any tensor that "
+              "requires a gradient");
+  void* g = ensure_grad(loss);
+  if (loss.dtype() == DType::f64)
+    *static_cast<double*>(g) = 1.0;
+  else
+    *static_cast<float*>(g) = 1.0f;
+  const auto& nodes = tape().nodes();
+  for (size_t k = nodes.size(); k-- > 0;) {
+    const Node& node = nodes[k];
+    if (node.out->grad == nullptr) continue;  // no gradient reached this node
+    node.op->backward(node);
+  }
+  tape().clear();
+}
+
+void reset_step() {
+  tape().clear();
+  step_arena().reset();
+}
+
+}  // namespace tapir

@@ -1,0 +1,106 @@
+// CPU kernels: plain functions on raw pointers, forward and backward side by
+// side (llm.c style). Shapes are passed explicitly; every array is row-major
+// and contiguous. Backward kernels ACCUMULATE (+=) into gradient arrays, and a
+// null gradient pointer means "not needed". T is float or double.
+//
+// Threading follows engine/threads.h: elementwise and row-wise kernels split
+// rows with parallel_for; reductions across rows (bias and weight gradients,
+// embedding scatter-add) run in a fixed order so results do not depend on the
+// thread count.
+#pragma once
+#include <cstdint>
+
+namespace tapir::cpu {
+
+// --- elementwise ---------------------------------------------------------------
+// Binary ops broadcast a suffix: a has n_a elements, b has n_b, and the larger
+// is a whole number of repeats of the smaller (out has max(n_a, n_b)).
+enum class BinaryOp { add, sub, mul, div };
+template <typename T>
+void binary_forward(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n_b, T* out);
+template <typename T>
+void binary_backward(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n_b, const T* d_out,
+                     T* d_a, T* d_b);
+
+enum class UnaryOp { exp, log, tanh, sqrt, relu, gelu };
+template <typename T>
+void unary_forward(UnaryOp op, const T* x, int64_t n, T* out);
+// Uses x or out, whichever the derivative is cheaper from.
+template <typename T>
+void unary_backward(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x);
+
+// out = a * scale + shift
+template <typename T>
+void affine_forward(const T* a, int64_t n, T scale, T shift, T* out);
+
+// --- matrix products (BLAS) ----------------------------------------------------
+// C (M, N) = alpha * op(A) op(B) + beta * C, op = optional transpose;
+// A is (M, K) or (K, M) when trans_a, B is (K, N) or (N, K) when trans_b.
+template <typename T>
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
+          const T* B, T beta, T* C);
+
+// --- reductions ----------------------------------------------------------------
+// x seen as (outer, n, inner); out (outer, inner) = sum over n.
+template <typename T>
+void sum_axis_forward(const T* x, int64_t outer, int64_t n, int64_t inner, T* out);
+template <typename T>
+void sum_axis_backward(const T* d_out, int64_t outer, int64_t n, int64_t inner, T scale, T* d_x);
+// x (rows, n) -> out (rows), argmax (rows): first index of the maximum.
+template <typename T>
+void max_last_forward(const T* x, int64_t rows, int64_t n, T* out, int32_t* argmax);
+template <typename T>
+void max_last_backward(const T* d_out, const int32_t* argmax, int64_t rows, int64_t n, T* d_x);
+
+// --- softmax family (last axis, rows of n) -------------------------------------
+template <typename T>
+void softmax_forward(const T* x, int64_t rows, int64_t n, T* y);
+template <typename T>
+void softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x);
+template <typename T>
+void log_softmax_forward(const T* x, int64_t rows, int64_t n, T* y);
+template <typename T>
+void log_softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x);
+// Mean over masked rows of -log softmax(logits)[target]. mask may be null
+// (all ones). Writes probs (rows, V), kept for backward, and the unmasked
+// per-row losses (rows). Returns sum(mask).
+template <typename T>
+T cross_entropy_forward(const T* logits, const int32_t* targets, const T* mask, int64_t rows,
+                        int64_t V, T* probs, T* row_losses, T* loss);
+template <typename T>
+void cross_entropy_backward(const T* probs, const int32_t* targets, const T* mask, int64_t rows,
+                            int64_t V, T d_loss_over_count, T* d_logits);
+
+// --- layernorm (last axis) -----------------------------------------------------
+template <typename T>
+void layernorm_forward(const T* x, const T* w, const T* b, int64_t rows, int64_t C, T eps, T* y,
+                       T* mean, T* rstd);
+template <typename T>
+void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, const T* d_y,
+                        int64_t rows, int64_t C, T* d_x, T* d_w, T* d_b);
+
+// --- embedding -----------------------------------------------------------------
+template <typename T>
+void embedding_forward(const T* table, const int32_t* ids, int64_t n, int64_t C, T* out);
+template <typename T>
+void embedding_backward(const int32_t* ids, const T* d_out, int64_t n, int64_t C, T* d_table);
+
+// --- layout ----------------------------------------------------------------------
+// x (batch, R, C) -> out (batch, C, R); backward is the same map, accumulating.
+template <typename T>
+void transpose_last2(const T* x, int64_t batch, int64_t R, int64_t C, T* out, bool accumulate);
+// Copy a block: x seen as (outer, n_x, inner), out as (outer, n_out, inner);
+// copies x[:, i, :] to out[:, offset + i, :] for i < n_x (concat forward,
+// slice backward) or the reverse direction (slice forward, concat backward).
+template <typename T>
+void copy_axis_block(const T* src, int64_t outer, int64_t n_src, int64_t src_offset, T* dst,
+                     int64_t n_dst, int64_t dst_offset, int64_t n_copy, int64_t inner,
+                     bool accumulate);
+// out[i] = mask[i % n_mask] ? value : x[i]
+template <typename T>
+void masked_fill_forward(const T* x, int64_t n, const int32_t* mask, int64_t n_mask, T value,
+                         T* out);
+template <typename T>
+void masked_fill_backward(const T* d_out, int64_t n, const int32_t* mask, int64_t n_mask, T* d_x);
+
+}  // namespace tapir::cpu

@@ -1,0 +1,81 @@
+// LayerNorm over the last axis, fused: the forward keeps each row's mean and
+// reciprocal standard deviation so the backward needs no second pass over x.
+#include <cmath>
+#include <vector>
+
+#include "engine/cpu/kernels.h"
+#include "engine/threads.h"
+
+namespace tapir::cpu {
+
+template <typename T>
+void layernorm_forward(const T* x, const T* w, const T* b, int64_t rows, int64_t C, T eps, T* y,
+                       T* mean, T* rstd) {
+  parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* px = x + r * C;
+      T m = 0;
+      for (int64_t i = 0; i < C; ++i) m += px[i];
+      m /= T(C);
+      T v = 0;
+      for (int64_t i = 0; i < C; ++i) v += (px[i] - m) * (px[i] - m);
+      v /= T(C);  // biased variance, as in the usual definition
+      const T s = T(1) / std::sqrt(v + eps);
+      T* py = y + r * C;
+      for (int64_t i = 0; i < C; ++i) py[i] = (px[i] - m) * s * w[i] + b[i];
+      mean[r] = m;
+      rstd[r] = s;
+    }
+  });
+}
+
+// With xhat = (x - mean) * rstd and g = d_y * w:
+//   d_x = rstd * (g - mean(g) - xhat * mean(g * xhat)),
+//   d_w = sum over rows of d_y * xhat,  d_b = sum over rows of d_y.
+template <typename T>
+void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, const T* d_y,
+                        int64_t rows, int64_t C, T* d_x, T* d_w, T* d_b) {
+  if (d_x) {
+    parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* px = x + r * C;
+        const T* g = d_y + r * C;
+        const T m = mean[r], s = rstd[r];
+        T g_mean = 0, gx_mean = 0;
+        for (int64_t i = 0; i < C; ++i) {
+          const T gi = g[i] * w[i];
+          g_mean += gi;
+          gx_mean += gi * (px[i] - m) * s;
+        }
+        g_mean /= T(C);
+        gx_mean /= T(C);
+        T* gx = d_x + r * C;
+        for (int64_t i = 0; i < C; ++i)
+          gx[i] += s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
+      }
+    });
+  }
+  // Parameter gradients: a sum over rows in row order (deterministic).
+  if (d_w || d_b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* px = x + r * C;
+      const T* g = d_y + r * C;
+      const T m = mean[r], s = rstd[r];
+      if (d_w)
+        for (int64_t i = 0; i < C; ++i) d_w[i] += g[i] * (px[i] - m) * s;
+      if (d_b)
+        for (int64_t i = 0; i < C; ++i) d_b[i] += g[i];
+    }
+  }
+}
+
+#define TAPIR_INSTANTIATE(T)                                                                     \
+  template void layernorm_forward<T>(const T*, const T*, const T*, int64_t, int64_t, T, T*, T*,  \
+                                     T*);                                                        \
+  template void layernorm_backward<T>(const T*, const T*, const T*, const T*, const T*, int64_t, \
+                                      int64_t, T*, T*, T*);
+TAPIR_INSTANTIATE(float)
+TAPIR_INSTANTIATE(double)
+#undef TAPIR_INSTANTIATE
+
+}  // namespace tapir::cpu

@@ -1,0 +1,138 @@
+// Softmax, log-softmax and the fused softmax cross-entropy, over the last axis.
+#include <cmath>
+
+#include "engine/cpu/kernels.h"
+#include "engine/threads.h"
+
+namespace tapir::cpu {
+
+namespace {
+constexpr int64_t kRowGrain = 16;
+
+template <typename T>
+T row_max(const T* x, int64_t n) {
+  T m = x[0];
+  for (int64_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+}  // namespace
+
+template <typename T>
+void softmax_forward(const T* x, int64_t rows, int64_t n, T* y) {
+  parallel_for(rows, kRowGrain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* px = x + r * n;
+      T* py = y + r * n;
+      const T m = row_max(px, n);
+      T sum = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        py[i] = std::exp(px[i] - m);
+        sum += py[i];
+      }
+      const T inv = T(1) / sum;
+      for (int64_t i = 0; i < n; ++i) py[i] *= inv;
+    }
+  });
+}
+
+// d_x = y * (d_y - sum(d_y * y))
+template <typename T>
+void softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x) {
+  parallel_for(rows, kRowGrain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* py = y + r * n;
+      const T* g = d_y + r * n;
+      T dot = 0;
+      for (int64_t i = 0; i < n; ++i) dot += g[i] * py[i];
+      T* gx = d_x + r * n;
+      for (int64_t i = 0; i < n; ++i) gx[i] += py[i] * (g[i] - dot);
+    }
+  });
+}
+
+template <typename T>
+void log_softmax_forward(const T* x, int64_t rows, int64_t n, T* y) {
+  parallel_for(rows, kRowGrain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* px = x + r * n;
+      const T m = row_max(px, n);
+      T sum = 0;
+      for (int64_t i = 0; i < n; ++i) sum += std::exp(px[i] - m);
+      const T lse = m + std::log(sum);
+      for (int64_t i = 0; i < n; ++i) y[r * n + i] = px[i] - lse;
+    }
+  });
+}
+
+// d_x = d_y - softmax(x) * sum(d_y), with softmax(x) = exp(y)
+template <typename T>
+void log_softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x) {
+  parallel_for(rows, kRowGrain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* g = d_y + r * n;
+      T total = 0;
+      for (int64_t i = 0; i < n; ++i) total += g[i];
+      for (int64_t i = 0; i < n; ++i) d_x[r * n + i] += g[i] - std::exp(y[r * n + i]) * total;
+    }
+  });
+}
+
+template <typename T>
+T cross_entropy_forward(const T* logits, const int32_t* targets, const T* mask, int64_t rows,
+                        int64_t V, T* probs, T* row_losses, T* loss) {
+  parallel_for(rows, kRowGrain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* px = logits + r * V;
+      T* p = probs + r * V;
+      const T mx = row_max(px, V);
+      T sum = 0;
+      for (int64_t i = 0; i < V; ++i) {
+        p[i] = std::exp(px[i] - mx);
+        sum += p[i];
+      }
+      const T inv = T(1) / sum;
+      for (int64_t i = 0; i < V; ++i) p[i] *= inv;
+      row_losses[r] = mx + std::log(sum) - px[targets[r]];
+    }
+  });
+  // Sum in row order so the loss does not depend on the thread count.
+  T total = 0, count = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const T m = mask ? mask[r] : T(1);
+    total += m * row_losses[r];
+    count += m;
+  }
+  *loss = count > T(0) ? total / count : T(0);
+  return count;
+}
+
+// d_logits += (probs - onehot(target)) * mask * d_loss / count
+template <typename T>
+void cross_entropy_backward(const T* probs, const int32_t* targets, const T* mask, int64_t rows,
+                            int64_t V, T d_loss_over_count, T* d_logits) {
+  parallel_for(rows, kRowGrain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T scale = (mask ? mask[r] : T(1)) * d_loss_over_count;
+      if (scale == T(0)) continue;
+      const T* p = probs + r * V;
+      T* g = d_logits + r * V;
+      for (int64_t i = 0; i < V; ++i) g[i] += scale * p[i];
+      g[targets[r]] -= scale;
+    }
+  });
+}
+
+#define TAPIR_INSTANTIATE(T)                                                                       \
+  template void softmax_forward<T>(const T*, int64_t, int64_t, T*);                                \
+  template void softmax_backward<T>(const T*, const T*, int64_t, int64_t, T*);                     \
+  template void log_softmax_forward<T>(const T*, int64_t, int64_t, T*);                            \
+  template void log_softmax_backward<T>(const T*, const T*, int64_t, int64_t, T*);                 \
+  template T cross_entropy_forward<T>(const T*, const int32_t*, const T*, int64_t, int64_t, T*,    \
+                                      T*, T*);                                                     \
+  template void cross_entropy_backward<T>(const T*, const int32_t*, const T*, int64_t, int64_t, T, \
+                                          T*);
+TAPIR_INSTANTIATE(float)
+TAPIR_INSTANTIATE(double)
+#undef TAPIR_INSTANTIATE
+
+}  // namespace tapir::cpu

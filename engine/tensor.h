@@ -1,0 +1,123 @@
+// Tensor: a non-owning handle to a row-major contiguous block of f32, f64 or
+// i32 values with a shape, plus an optional gradient buffer of the same shape.
+//
+// Memory has two lifetimes:
+//   - step temporaries (activations, their gradients) come from the step
+//     arena (engine/workspace.h) and die at the next reset_step();
+//   - long-lived tensors (parameters, optimizer state, datasets) are
+//     HeapTensors, which own their memory and hand out Tensor handles.
+// A Tensor is a pointer-sized value: copying it never copies data.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/dtype.h"
+#include "engine/error.h"
+#include "engine/shape.h"
+
+namespace tapir {
+
+enum class Device : uint8_t { cpu, cuda };
+
+struct TensorImpl {
+  void* data = nullptr;
+  void* grad = nullptr;  // null until a gradient flows into this tensor
+  Shape shape;
+  DType dtype = DType::f32;
+  Device device = Device::cpu;
+  bool requires_grad = false;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(TensorImpl* impl) : impl_(impl) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_; }
+
+  const Shape& shape() const { return impl_->shape; }
+  int rank() const { return impl_->shape.rank; }
+  int64_t dim(int i) const { return impl_->shape[i]; }
+  int64_t numel() const { return impl_->shape.numel(); }
+  DType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->device; }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype()); }
+  bool requires_grad() const { return impl_->requires_grad; }
+  bool has_grad() const { return impl_->grad != nullptr; }
+
+  void* raw() const { return impl_->data; }
+  void* raw_grad() const { return impl_->grad; }
+
+  // Typed access; the element type must match the dtype.
+  template <typename T>
+  T* data() const {
+    check_dtype(dtype_of<T>());
+    return static_cast<T*>(impl_->data);
+  }
+  template <typename T>
+  T* grad() const {
+    check_dtype(dtype_of<T>());
+    return static_cast<T*>(impl_->grad);
+  }
+
+  // Value of element i as a double, for tests and printing (any dtype).
+  double item(int64_t i = 0) const;
+
+  std::string describe() const;  // "f32 (2, 3)"
+
+ private:
+  void check_dtype(DType t) const {
+    if (impl_->dtype != t)
+      fail("tensor of dtype ", dtype_name(impl_->dtype), " accessed as ", dtype_name(t));
+  }
+  TensorImpl* impl_ = nullptr;
+};
+
+// A tensor that owns its memory (and, if asked, a gradient buffer of the same
+// size): parameters, optimizer moments, datasets. Movable, not copyable; the
+// handle stays valid while the HeapTensor lives.
+class HeapTensor {
+ public:
+  HeapTensor() = default;
+  HeapTensor(const Shape& shape, DType dtype, bool with_grad = false);
+  ~HeapTensor();
+  HeapTensor(HeapTensor&&) noexcept;
+  HeapTensor& operator=(HeapTensor&&) noexcept;
+  HeapTensor(const HeapTensor&) = delete;
+  HeapTensor& operator=(const HeapTensor&) = delete;
+
+  Tensor view() const { return Tensor(impl_.get()); }
+  operator Tensor() const { return view(); }
+  bool defined() const { return impl_ != nullptr; }
+
+  void zero();       // data := 0
+  void zero_grad();  // grad := 0 (no-op without a grad buffer)
+
+ private:
+  std::unique_ptr<TensorImpl> impl_;
+};
+
+// --- step temporaries (from the workspace arena) -----------------------------
+
+Tensor empty(const Shape& shape, DType dtype = DType::f32);
+Tensor zeros(const Shape& shape, DType dtype = DType::f32);
+Tensor full(const Shape& shape, double value, DType dtype = DType::f32);
+// A copy of host values, e.g. from_values({2, 2}, {1, 2, 3, 4}).
+Tensor from_values(const Shape& shape, std::initializer_list<double> values,
+                   DType dtype = DType::f32);
+// Same data, new shape (no copy, no tape: see ops reshape() for the
+// differentiable form). Element counts must match.
+Tensor alias(Tensor t, const Shape& shape);
+// A new tensor holding a copy of t's values, converted to dtype.
+Tensor cast(Tensor t, DType dtype);
+
+void copy_values(Tensor dst, Tensor src);  // same shape and dtype
+void fill(Tensor t, double value);
+
+// Allocates t's gradient buffer (zeroed) in the arena if it has none.
+void* ensure_grad(Tensor t);
+
+}  // namespace tapir

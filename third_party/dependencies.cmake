@@ -1,0 +1,20 @@
+# How tapir finds its external libraries. All come from Debian packages
+# (scripts/setup.sh installs them); nothing is vendored.
+#
+#   OpenBLAS  libopenblas-dev   matrix products (cblas_sgemm / cblas_dgemm)
+#   OpenMP    (g++ libgomp)     threads for the non-BLAS kernels
+#   Eigen     libeigen3-dev     small dense linear algebra
+#   doctest   doctest-dev       the test harness
+#   CLI11     libcli11-dev      the `tapir` command line
+
+find_package(OpenMP REQUIRED)
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+find_package(doctest REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+
+# Debian's OpenBLAS ships a CMake config that sets OpenBLAS_INCLUDE_DIRS and
+# OpenBLAS_LIBRARIES; wrap them in an imported target.
+find_package(OpenBLAS CONFIG REQUIRED)
+add_library(tapir::blas INTERFACE IMPORTED)
+target_include_directories(tapir::blas INTERFACE ${OpenBLAS_INCLUDE_DIRS})
+target_link_libraries(tapir::blas INTERFACE ${OpenBLAS_LIBRARIES})
