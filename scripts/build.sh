@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures and builds one CMake preset (default: release) after setup.
+#   scripts/build.sh [release|asan]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-release}"
+scripts/setup.sh
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)"

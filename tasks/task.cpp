@@ -1,0 +1,152 @@
+#include "tasks/task.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "engine/error.h"
+
+namespace tapir {
+
+int32_t Vocab::id(std::string_view name) const {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<int32_t>(i);
+  fail("token '", name, "' is not in the vocabulary");
+}
+
+std::string Vocab::decode(const int32_t* ids, int64_t n, std::string_view sep) const {
+  std::string out;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i) out += sep;
+    out += ids[i] >= 0 && ids[i] < size() ? names[ids[i]] : "<" + std::to_string(ids[i]) + ">";
+  }
+  return out;
+}
+
+void Batch::reset(int64_t batch, int64_t length, int32_t pad) {
+  B = batch;
+  T = length;
+  tokens.assign(B * T, pad);
+  targets.assign(B * T, pad);
+  mask.assign(B * T, 0.0f);
+  group.assign(B, -1);
+}
+
+void Task::score(const Batch& batch, const float* logits, const float* losses,
+                 EvalTally& tally) const {
+  const int64_t V = vocab().size();
+  for (int64_t b = 0; b < batch.B; ++b) {
+    Tally one;
+    one.examples = 1;
+    bool all_right = true;
+    for (int64_t t = 0; t < batch.T; ++t) {
+      const int64_t i = batch.at(b, t);
+      if (batch.mask[i] == 0.0f) continue;
+      const float* row = logits + i * V;
+      const int64_t best = std::max_element(row, row + V) - row;
+      const bool right = best == batch.targets[i];
+      all_right = all_right && right;
+      one.tokens += 1;
+      one.tokens_correct += right;
+      one.loss_sum += losses[i];
+    }
+    one.correct = all_right;
+    tally.all.add(one);
+    if (batch.group[b] >= 0) tally.by_group[batch.group[b]].add(one);
+  }
+}
+
+// --- options -------------------------------------------------------------------
+
+int64_t TaskOptions::get_int(const std::string& name, int64_t fallback, int64_t lo,
+                             int64_t hi) const {
+  used_.insert(name);
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  int64_t v = 0;
+  const std::string& s = it->second;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  TAPIR_CHECK(ec == std::errc() && end == s.data() + s.size(), "option ", name,
+              ": expected an integer, got '", s, "'");
+  TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", v, " is outside the allowed range [",
+              lo, ", ", hi, "]");
+  return v;
+}
+
+double TaskOptions::get_double(const std::string& name, double fallback, double lo,
+                               double hi) const {
+  used_.insert(name);
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const std::string& s = it->second;
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  TAPIR_CHECK(pos == s.size() && pos > 0 && std::isfinite(v), "option ", name,
+              ": expected a number, got '", s, "'");
+  TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", s, " is outside the allowed range [",
+              lo, ", ", hi, "]");
+  return v;
+}
+
+std::string TaskOptions::get_string(const std::string& name, const std::string& fallback) const {
+  used_.insert(name);
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
+bool TaskOptions::get_bool(const std::string& name, bool fallback) const {
+  used_.insert(name);
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const std::string& s = it->second;
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+  fail("option ", name, ": expected true or false, got '", s, "'");
+}
+
+void TaskOptions::check_all_used(const std::string& task) const {
+  for (const auto& [name, value] : values_) {
+    if (used_.count(name)) continue;
+    std::string known;
+    for (const std::string& u : used_) known += (known.empty() ? "" : ", ") + u;
+    fail("task ", task, " has no option '", name, "' (its options: ", known, ")");
+  }
+}
+
+// --- registry ------------------------------------------------------------------
+
+namespace {
+std::vector<TaskSpec>& registry_storage() {
+  static std::vector<TaskSpec> specs;
+  return specs;
+}
+}  // namespace
+
+TaskRegistrar::TaskRegistrar(TaskSpec spec) { registry_storage().push_back(std::move(spec)); }
+
+std::vector<TaskSpec> task_registry() {
+  std::vector<TaskSpec> specs = registry_storage();
+  std::sort(specs.begin(), specs.end(),
+            [](const TaskSpec& a, const TaskSpec& b) { return a.name < b.name; });
+  return specs;
+}
+
+std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& options) {
+  std::string known;
+  for (const TaskSpec& spec : task_registry()) {
+    if (spec.name == name) {
+      std::unique_ptr<Task> task = spec.make(options);
+      options.check_all_used(name);
+      return task;
+    }
+    known += (known.empty() ? "" : ", ") + spec.name;
+  }
+  fail("unknown task '", name, "' (known: ", known, ")");
+}
+
+}  // namespace tapir

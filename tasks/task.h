@@ -1,0 +1,141 @@
+// The Task interface every generator implements (tasks/*.cpp), and the batch
+// and metric types the training loop exchanges with it.
+//
+// Every task is a causal sequence task: tokens (B, T) go into the model,
+// targets (B, T) are what each position must predict, and mask (B, T) says
+// which positions count for the loss and the metric (1) and which do not (0;
+// prompts and padding). Sequences shorter than T are right-padded with the
+// pad token and mask 0, which a causal model never attends to from earlier
+// positions.
+//
+// Splits are deterministic functions of the task options and the data seed:
+// "train" (what weights learn from), "arch" (held out from the training
+// distribution for Stage I), and the evaluation splits ("test" first, plus any
+// generalisation sets such as longer lengths).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/rng.h"
+
+namespace tapir {
+
+struct Vocab {
+  std::vector<std::string> names;  // printable name of each token id
+
+  int64_t size() const { return static_cast<int64_t>(names.size()); }
+  int32_t id(std::string_view name) const;  // throws if absent
+  std::string decode(const int32_t* ids, int64_t n, std::string_view sep = " ") const;
+};
+
+struct Batch {
+  int64_t B = 0, T = 0;
+  std::vector<int32_t> tokens;   // (B, T)
+  std::vector<int32_t> targets;  // (B, T)
+  std::vector<float> mask;       // (B, T)
+  std::vector<int32_t> group;    // (B): breakdown key (length, depth, ...) or -1
+
+  // Sizes every array for (B, T) and fills tokens/targets with `pad`, mask
+  // with 0 and group with -1. Keeps capacity: no allocation once warm.
+  void reset(int64_t batch, int64_t length, int32_t pad);
+  int64_t at(int64_t b, int64_t t) const { return b * T + t; }
+};
+
+// Counts gathered over an evaluation, overall and per group key.
+struct Tally {
+  int64_t examples = 0, correct = 0;  // sequence level: every masked position right
+  int64_t tokens = 0, tokens_correct = 0;
+  double loss_sum = 0;  // sum of per-token losses (nats) over masked positions
+  double accuracy() const { return examples ? double(correct) / double(examples) : 0.0; }
+  double token_accuracy() const { return tokens ? double(tokens_correct) / double(tokens) : 0.0; }
+  double loss() const { return tokens ? loss_sum / double(tokens) : 0.0; }
+  void add(const Tally& o) {
+    examples += o.examples;
+    correct += o.correct;
+    tokens += o.tokens;
+    tokens_correct += o.tokens_correct;
+    loss_sum += o.loss_sum;
+  }
+};
+struct EvalTally {
+  Tally all;
+  std::map<int32_t, Tally> by_group;  // only examples with a group key >= 0
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+
+  virtual std::string name() const = 0;
+  virtual std::string describe() const = 0;  // one line: the task and its options
+  virtual const Vocab& vocab() const = 0;
+  virtual int32_t pad_token() const = 0;
+  // Longest sequence any split produces: the model's context must hold it.
+  virtual int64_t max_length() const = 0;
+  // Evaluation splits, "test" first.
+  virtual std::vector<std::string> eval_splits() const = 0;
+  // Name of the breakdown key ("length", "depth", "L"), empty if none.
+  virtual std::string group_name() const { return ""; }
+
+  // A random batch from a split ("train" or "arch" for training).
+  virtual void sample(const std::string& split, int64_t batch_size, Rng& rng,
+                      Batch& out) const = 0;
+  // The fixed evaluation set of a split: examples [begin, begin + count) of
+  // eval_size(split). Same options and seed, same examples.
+  virtual int64_t eval_size(const std::string& split) const = 0;
+  virtual void eval_batch(const std::string& split, int64_t begin, int64_t count,
+                          Batch& out) const = 0;
+
+  // Adds one batch to the tally, given the model's logits (B, T, V) and the
+  // per-position losses (B, T). The default counts an example correct when
+  // the argmax is the target at every masked position.
+  virtual void score(const Batch& batch, const float* logits, const float* losses,
+                     EvalTally& tally) const;
+};
+
+// Task options as given on the command line or in a config file
+// (name -> value text). Each task reads the ones it knows, with defaults,
+// and rejects out-of-range values naming the option and the allowed range.
+class TaskOptions {
+ public:
+  TaskOptions() = default;
+  explicit TaskOptions(std::map<std::string, std::string> values) : values_(std::move(values)) {}
+  void set(const std::string& name, const std::string& value) { values_[name] = value; }
+  bool has(const std::string& name) const { return values_.count(name) > 0; }
+  int64_t get_int(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const;
+  double get_double(const std::string& name, double fallback, double lo, double hi) const;
+  std::string get_string(const std::string& name, const std::string& fallback) const;
+  bool get_bool(const std::string& name, bool fallback) const;
+  const std::map<std::string, std::string>& values() const { return values_; }
+  // Fails naming the first option that no getter asked for (a typo, or an
+  // option of another task).
+  void check_all_used(const std::string& task) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+  mutable std::set<std::string> used_;
+};
+
+struct TaskSpec {
+  std::string name;
+  std::string summary;  // one line for `tapir tasks list`
+  std::unique_ptr<Task> (*make)(const TaskOptions&);
+};
+// Every task, sorted by name. Tasks register themselves with
+// TAPIR_REGISTER_TASK in their own file.
+std::vector<TaskSpec> task_registry();
+// Builds a task; fails on an unknown name or an option the task does not know.
+std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& options);
+
+struct TaskRegistrar {
+  explicit TaskRegistrar(TaskSpec spec);
+};
+#define TAPIR_REGISTER_TASK(var, name, summary, make_fn) \
+  static const ::tapir::TaskRegistrar var(::tapir::TaskSpec{name, summary, make_fn})
+
+}  // namespace tapir
