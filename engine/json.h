@@ -17,6 +17,11 @@
 
 namespace tapir {
 
+// Integer types a Json number can be built from. bool has its own
+// constructor and char is more likely a mistake than a number.
+template <typename T>
+concept JsonInteger = std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char>;
+
 class Json {
  public:
   using Array = std::vector<Json>;
@@ -28,11 +33,9 @@ class Json {
   Json() = default;
   Json(std::nullptr_t) {}
   Json(bool value) : value_(value) {}
-  // Any integer type but bool and the character types; unsigned values above
-  // INT64_MAX throw.
-  template <std::integral T>
-  requires(!std::same_as<T, bool> && !std::same_as<T, char>) Json(T value)
-      : value_(to_int64(value)) {}
+  // Unsigned values above INT64_MAX throw.
+  template <JsonInteger T>
+  Json(T value) : value_(to_int64(value)) {}
   Json(double value) : value_(value) {}
   Json(std::string value) : value_(std::move(value)) {}
   Json(std::string_view value) : value_(std::string(value)) {}
