@@ -180,6 +180,7 @@ TEST_CASE("json: malformed numbers are rejected") {
   check_rejected("0x10", "after the value");
   check_rejected("1e400", "number out of range");
   check_rejected("-1e400", "number out of range");
+  check_rejected("1e-400", "number out of range");  // underflow is not rounded to 0
 }
 
 TEST_CASE("json: malformed strings are rejected") {
