@@ -1,0 +1,140 @@
+// POSIX file I/O behind read_file, write_file_atomic and append_line. Raw file
+// descriptors rather than streams, so each failure can report errno's reason.
+#include "engine/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "engine/error.h"
+
+namespace tapir {
+
+namespace {
+
+std::string reason(int error_number) {
+  return std::strerror(error_number);
+}
+
+// Closes the descriptor when it goes out of scope unless released.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // Closes now and returns 0 or the errno of a failed close.
+  int close_now() {
+    const int result = ::close(fd_);
+    fd_ = -1;
+    return result == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
+
+// Writes all bytes, retrying short writes and interrupts. Returns 0 or errno.
+int write_all(int fd, std::string_view bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Makes the rename durable. Failure here is not reported: the data itself is
+// already synced and some filesystems refuse fsync on directories.
+void sync_directory(const std::string& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// Writes, syncs and closes the temporary file; returns 0 or the errno of the
+// first failing step, with its name in *step.
+int write_temporary(const std::string& temp_path, std::string_view bytes, const char** step) {
+  *step = "cannot create temporary file";
+  const int raw_fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (raw_fd < 0) return errno;
+  FileDescriptor fd(raw_fd);
+  *step = "cannot write";
+  if (const int error = write_all(fd.get(), bytes)) return error;
+  *step = "cannot sync";
+  if (::fsync(fd.get()) != 0) return errno;
+  *step = "cannot close";
+  return fd.close_now();
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path) {
+  const int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (raw_fd < 0) fail(path, ": cannot open (", reason(errno), ")");
+  FileDescriptor fd(raw_fd);
+  std::string bytes;
+  struct stat info {};
+  if (::fstat(fd.get(), &info) == 0 && info.st_size > 0) {
+    bytes.reserve(static_cast<size_t>(info.st_size));
+  }
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(path, ": cannot read (", reason(errno), ")");
+    }
+    if (n == 0) return bytes;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  const std::string temp_path = path + ".tmp." + std::to_string(::getpid());
+  const char* step = "";
+  int error = write_temporary(temp_path, bytes, &step);
+  if (error == 0 && ::rename(temp_path.c_str(), path.c_str()) != 0) {
+    error = errno;
+    step = "cannot rename temporary file over it";
+  }
+  if (error != 0) {
+    ::unlink(temp_path.c_str());
+    fail(path, ": ", step, " (", reason(error), ")");
+  }
+  sync_directory(directory_of(path));
+}
+
+void append_line(const std::string& path, std::string_view line) {
+  TAPIR_CHECK(line.find('\n') == std::string_view::npos, path,
+              ": appended line must not contain a newline");
+  const int raw_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (raw_fd < 0) fail(path, ": cannot open for append (", reason(errno), ")");
+  FileDescriptor fd(raw_fd);
+  std::string record(line);
+  record += '\n';
+  if (const int error = write_all(fd.get(), record)) {
+    fail(path, ": cannot append (", reason(error), ")");
+  }
+  if (const int error = fd.close_now()) fail(path, ": cannot close (", reason(error), ")");
+}
+
+}  // namespace tapir

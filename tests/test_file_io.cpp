@@ -1,0 +1,125 @@
+// Tests for engine/file_io: reads report the reason they failed, atomic writes
+// leave no temporary file and never clobber the target on failure.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "engine/error.h"
+#include "engine/file_io.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory under the system temp dir, removed with its contents.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "tapir_file_io_XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  size_t entry_count() const {
+    return static_cast<size_t>(std::distance(fs::directory_iterator(path_), {}));
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string error_of(auto&& action) {
+  try {
+    action();
+  } catch (const tapir::Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("file_io: write_file_atomic writes, replaces and leaves no temp file") {
+  TempDir dir;
+  const std::string path = dir.file("out.bin");
+  const std::string bytes("a\0b\xff", 4);
+  tapir::write_file_atomic(path, bytes);
+  CHECK(tapir::read_file(path) == bytes);
+  tapir::write_file_atomic(path, "second");
+  CHECK(tapir::read_file(path) == "second");
+  tapir::write_file_atomic(path, "");
+  CHECK(tapir::read_file(path).empty());
+  CHECK(dir.entry_count() == 1);
+}
+
+TEST_CASE("file_io: write_file_atomic fails cleanly when the directory is missing") {
+  TempDir dir;
+  const std::string path = dir.file("missing/out.bin");
+  const std::string message = error_of([&] { tapir::write_file_atomic(path, "data"); });
+  CHECK(message.rfind(path + ": ", 0) == 0);
+  CHECK(message.find("No such file or directory") != std::string::npos);
+  CHECK(dir.entry_count() == 0);
+}
+
+TEST_CASE("file_io: a failed write_file_atomic keeps the old target") {
+  TempDir dir;
+  const std::string path = dir.file("keep.txt");
+  tapir::write_file_atomic(path, "old");
+
+  SUBCASE("the temporary file cannot be created") {
+    // A directory squatting on the temp name makes the open fail.
+    const std::string temp = path + ".tmp." + std::to_string(::getpid());
+    fs::create_directory(temp);
+    const std::string message = error_of([&] { tapir::write_file_atomic(path, "new"); });
+    CHECK(message.find(path + ": cannot create temporary file") == 0);
+    CHECK(tapir::read_file(path) == "old");
+    CHECK(fs::is_directory(temp));
+  }
+  SUBCASE("the rename fails after the data is written") {
+    // Renaming a file over a non-empty directory fails; the temp must go.
+    const std::string target = dir.file("occupied");
+    fs::create_directory(target);
+    tapir::write_file_atomic(target + "/inside", "x");
+    const std::string message = error_of([&] { tapir::write_file_atomic(target, "new"); });
+    CHECK(message.find(target + ": cannot rename") == 0);
+    CHECK(tapir::read_file(target + "/inside") == "x");
+    CHECK(tapir::read_file(path) == "old");
+    CHECK(dir.entry_count() == 2);
+  }
+}
+
+TEST_CASE("file_io: read_file names the path and the reason") {
+  TempDir dir;
+  const std::string missing = dir.file("nope.txt");
+  CHECK(error_of([&] { tapir::read_file(missing); }) ==
+        missing + ": cannot open (No such file or directory)");
+  const std::string folder = dir.file("folder");
+  fs::create_directory(folder);
+  CHECK(error_of([&] { tapir::read_file(folder); }) == folder + ": cannot read (Is a directory)");
+}
+
+TEST_CASE("file_io: read_file reads files larger than one buffer") {
+  TempDir dir;
+  std::string big(300000, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 % 251);
+  tapir::write_file_atomic(dir.file("big"), big);
+  CHECK(tapir::read_file(dir.file("big")) == big);
+}
+
+TEST_CASE("file_io: append_line appends whole lines") {
+  TempDir dir;
+  const std::string path = dir.file("metrics.jsonl");
+  tapir::append_line(path, "{\"step\":1}");
+  tapir::append_line(path, "{\"step\":2}");
+  tapir::append_line(path, "");
+  CHECK(tapir::read_file(path) == "{\"step\":1}\n{\"step\":2}\n\n");
+  CHECK(error_of([&] { tapir::append_line(path, "a\nb"); }).find("must not contain a newline") !=
+        std::string::npos);
+  CHECK(tapir::read_file(path) == "{\"step\":1}\n{\"step\":2}\n\n");
+  CHECK(error_of([&] {
+          tapir::append_line(dir.file("no/such.jsonl"), "x");
+        }).find("cannot open for append (No such file or directory)") != std::string::npos);
+}
