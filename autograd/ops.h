@@ -57,6 +57,12 @@ Tensor layernorm(Tensor x, Tensor weight, Tensor bias, double eps = 1e-5);
 // table (V, C) gathered at i32 ids (...) -> (..., C). Ids out of range fail.
 Tensor embedding(Tensor table, Tensor ids);
 
+// --- attention (ops_attention.cpp) -------------------------------------------
+// Fused causal multi-head self-attention on packed qkv (B, T, 3C) -> (B, T, C)
+// (see engine/cpu/kernels.h for the exact formula). alibi_slopes: optional
+// (heads) tensor of ALiBi slopes, the same dtype as qkv; it gets no gradient.
+Tensor attention(Tensor qkv, int64_t heads, Tensor alibi_slopes = Tensor());
+
 // --- layout (ops_layout.cpp) ---------------------------------------------------
 Tensor reshape(Tensor x, const Shape& shape);                  // a view: no copy of the data
 Tensor transpose(Tensor x);                                    // swaps the last two axes (copies)

@@ -182,6 +182,12 @@ std::vector<Case> cases() {
                }});
   c.push_back({"slice", "middle axis", {U({2, 5, 3})}, [](V x) { return slice(x[0], 1, 1, 4); }});
   c.push_back({"slice", "first axis", {U({4, 3})}, [](V x) { return slice(x[0], 0, 2, 4); }});
+  c.push_back({"attention", "2 heads", {U({2, 5, 12})},
+               [](V x) { return attention(affine(x[0], 2.0), 2); }});
+  c.push_back({"attention", "one head, T = 1", {U({3, 1, 6})},
+               [](V x) { return attention(x[0], 1); }});
+  c.push_back({"attention", "ALiBi slopes", {U({2, 4, 18}), {Shape{3}, Kind::positive, false, 0}},
+               [](V x) { return attention(affine(x[0], 2.0), 3, x[1]); }});
   c.push_back({"masked_fill", "causal", {U({2, 4, 4}), Causal(4)}, [](V x) {
                  return masked_fill(x[0], x[1], -3.0);
                }});

@@ -104,3 +104,22 @@ template <typename T>
 void masked_fill_backward(const T* d_out, int64_t n, const int32_t* mask, int64_t n_mask, T* d_x);
 
 }  // namespace tapir::cpu
+
+namespace tapir::cpu {
+
+// --- causal multi-head self-attention (fused) ------------------------------------
+// qkv (B, T, 3C) packs queries, keys and values: [q | k | v], each C = H * D
+// wide with head h in columns [h*D, (h+1)*D). For every (b, h):
+//   s_ij = q_i . k_j / sqrt(D) - slope_h * (i - j)   for j <= i (causal)
+//   p_ij = softmax_j(s_ij),   out_i = sum_j p_ij v_j
+// slopes (H) are ALiBi slopes, or null for none. probs (B, H, T, T) keeps p
+// for backward (entries above the diagonal are 0). out is (B, T, C).
+template <typename T>
+void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
+                       const T* slopes, T* probs, T* out);
+// Accumulates into d_qkv (B, T, 3C).
+template <typename T>
+void attention_backward(const T* qkv, const T* probs, const T* d_out, int64_t B, int64_t T_len,
+                        int64_t C, int64_t H, T* d_qkv);
+
+}  // namespace tapir::cpu

@@ -1,0 +1,103 @@
+// The training loop, written once: sample a batch from the task, forward,
+// loss, backward, clip, optimizer step; every eval_every steps evaluate the
+// fixed evaluation sets, append to metrics.jsonl and save the checkpoint and
+// the resume file. Later methods (Stage I search, constrained training)
+// extend it through the loss hook rather than copying it.
+//
+// A run folder holds:
+//   config.json             the TrainConfig (everything needed to re-run)
+//   metrics.jsonl           one JSON object per evaluation and split
+//   checkpoint.safetensors  the model's parameters (+ config in metadata)
+//   resume.safetensors      optimizer state, step, and the sampling RNG state
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/rng.h"
+#include "nn/transformer.h"
+#include "optim/optimizer.h"
+#include "optim/train_config.h"
+#include "tasks/task.h"
+
+namespace tapir {
+
+struct EvalResult {
+  std::string split;
+  EvalTally tally;
+};
+
+struct StepStats {
+  int64_t step = 0;  // steps completed after this one
+  double loss = 0, grad_norm = 0, lr = 0;
+};
+
+// What the loop reports as it goes (the command line turns it into a
+// progress line and eval lines).
+struct TrainEvents {
+  std::function<void(const StepStats&, double steps_per_s)> on_step;
+  std::function<void(int64_t step, const std::vector<EvalResult>&)> on_eval;
+};
+
+class Trainer {
+ public:
+  // A fresh run. out_dir may be empty for a run without files (tests).
+  Trainer(const TrainConfig& config, std::string out_dir);
+  virtual ~Trainer() = default;
+
+  // Opens the run folder: fails if it exists (unless force, which empties
+  // it), then writes config.json.
+  void start_fresh(bool force);
+  // Rebuilds a run from DIR/config.json and DIR/resume.safetensors; `steps`
+  // (if > 0) extends or shortens the run.
+  static std::unique_ptr<Trainer> resume(const std::string& dir, int64_t steps = 0);
+
+  // Trains to config.steps (or until stop_at is reached).
+  void run(const TrainEvents& events = {});
+  StepStats train_step();
+  std::vector<EvalResult> evaluate();
+  EvalResult evaluate_split(const std::string& split);
+  void save();  // checkpoint and resume file, each written atomically
+
+  Transformer& model() { return *model_; }
+  Task& task() { return *task_; }
+  Optimizer& optimizer() { return *optimizer_; }
+  const TrainConfig& config() const { return config_; }
+  int64_t step() const { return step_; }
+  const std::string& out_dir() const { return out_dir_; }
+  void set_eval_limit(int64_t n) { config_.eval_limit = n; }
+  // Losses of every step taken in this process (for tests and plots).
+  const std::vector<double>& losses() const { return losses_; }
+
+ protected:
+  // The loss of one batch; tensors are (B, T) in the step arena.
+  virtual Tensor compute_loss(Tensor tokens, Tensor targets, Tensor mask);
+  void append_metrics(const std::vector<EvalResult>& results, double tokens_per_s);
+
+  TrainConfig config_;
+  std::string out_dir_;
+  std::unique_ptr<Task> task_;
+  std::unique_ptr<Transformer> model_;
+  std::vector<Parameter*> params_;
+  std::unique_ptr<Optimizer> optimizer_;
+  Rng data_rng_;
+  Batch batch_;
+  int64_t step_ = 0;
+  std::vector<double> losses_;
+  double wall_start_ = 0, wall_offset_ = 0;
+};
+
+// Per-position cross-entropy of logits (B*T, V) against targets, written to
+// losses (B*T); positions with mask 0 get 0. Used by evaluation and `dump`.
+void position_losses(const float* logits, const int32_t* targets, const float* mask,
+                     int64_t rows, int64_t V, float* losses);
+
+// Copies a host batch into step-arena tensors: tokens, targets (B, T) i32
+// and mask (B, T) f32.
+struct BatchTensors {
+  Tensor tokens, targets, mask;
+};
+BatchTensors to_tensors(const Batch& batch);
+
+}  // namespace tapir

@@ -1,0 +1,161 @@
+// `tapir bench`: training-step throughput on the fixed configurations of
+// the benchmark page (tiny, small, lm): forward, next-token cross-entropy at
+// every position, backward, AdamW (lr 1e-3, weight decay 0.01), on one fixed
+// random batch. Median of the timed steps after warm-up.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "autograd/ops.h"
+#include "engine/profile.h"
+#include "engine/threads.h"
+#include "nn/transformer.h"
+#include "optim/optimizer.h"
+#include "tools/commands.h"
+
+namespace tapir {
+
+namespace {
+
+struct BenchConfig {
+  const char* name;
+  int64_t vocab, context, batch, width, heads, layers;
+};
+constexpr BenchConfig kConfigs[] = {
+    {"tiny", 99, 4, 512, 128, 4, 2},
+    {"small", 128, 64, 64, 128, 4, 2},
+    {"lm", 96, 256, 16, 256, 8, 4},
+};
+
+struct BenchResult {
+  std::string name, variant;
+  int threads = 1;
+  double step_seconds = 0, tokens_per_s = 0, peak_rss_mb = 0, gemm_share = 0, gemm_gflops = 0;
+};
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, int warmup, int steps) {
+  ModelConfig mc;
+  mc.vocab = bc.vocab;
+  mc.context = bc.context;
+  mc.width = bc.width;
+  mc.heads = bc.heads;
+  mc.layers = bc.layers;
+  mc.mlp_act = mlp_act;
+  Transformer model(mc);
+  model.init(0);
+  OptimizerConfig oc;
+  oc.name = "adamw";
+  oc.weight_decay = 0.01;
+  std::unique_ptr<Optimizer> optimizer = make_optimizer(oc, model.parameters());
+
+  // One fixed batch: random tokens, targets = the next token (the last
+  // position's target is one more random token).
+  Rng rng(0, 1);
+  const int64_t B = bc.batch, T = bc.context;
+  HeapTensor tokens(Shape{B, T}, DType::i32), targets(Shape{B, T}, DType::i32);
+  for (int64_t b = 0; b < B; ++b) {
+    std::vector<int32_t> seq(static_cast<size_t>(T + 1));
+    for (auto& s : seq) s = static_cast<int32_t>(rng.randint(bc.vocab));
+    for (int64_t t = 0; t < T; ++t) {
+      tokens.view().data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t)];
+      targets.view().data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t + 1)];
+    }
+  }
+
+  std::vector<double> times;
+  double gemm_seconds = 0, gemm_flops = 0;
+  for (int i = 0; i < warmup + steps; ++i) {
+    kernel_profile() = {};
+    const auto start = std::chrono::steady_clock::now();
+    optimizer->zero_grad();
+    Tensor loss = cross_entropy(model.forward(tokens), targets);
+    backward(loss);
+    optimizer->step(1e-3);
+    reset_step();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i >= warmup) {
+      times.push_back(seconds);
+      gemm_seconds += kernel_profile().gemm_seconds;
+      gemm_flops += kernel_profile().gemm_flops;
+    }
+  }
+  double total = 0;
+  for (double t : times) total += t;
+  std::sort(times.begin(), times.end());
+  BenchResult r;
+  r.name = bc.name;
+  r.variant = mlp_act + "+softmax";
+  r.threads = num_threads();
+  r.step_seconds = times[times.size() / 2];
+  r.tokens_per_s = double(B * T) / r.step_seconds;
+  r.peak_rss_mb = peak_rss_mb();
+  r.gemm_share = gemm_seconds / total;
+  r.gemm_gflops = gemm_seconds > 0 ? gemm_flops / gemm_seconds / 1e9 : 0;
+  return r;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("bench", "Time training steps of the benchmark configurations");
+  struct Options {
+    std::vector<std::string> configs = {"tiny", "small", "lm"};
+    std::vector<std::string> mlp_acts = {"gelu"};
+    int steps = 20, warmup = 5, threads = 1;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--config", o->configs, "Configurations: tiny, small, lm")
+      ->check(CLI::IsMember({"tiny", "small", "lm"}))
+      ->capture_default_str();
+  cmd->add_option("--mlp-act", o->mlp_acts, "MLP activations to compare")
+      ->check(CLI::IsMember({"gelu", "relu"}))
+      ->capture_default_str();
+  cmd->add_option("--steps", o->steps, "Timed steps (median reported)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Untimed warm-up steps")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_flag("--json", o->json, "One JSON object per run");
+  return {cmd, [o]() {
+            set_num_threads(o->threads);
+            if (!o->json)
+              std::printf("%-6s %-14s %7s %10s %12s %9s %10s %10s %12s\n", "config", "variant",
+                          "threads", "ms/step", "tokens/s", "steps/s", "peak MB", "GEMM share",
+                          "GEMM GFLOP/s");
+            for (const BenchConfig& bc : kConfigs) {
+              if (std::find(o->configs.begin(), o->configs.end(), bc.name) == o->configs.end())
+                continue;
+              for (const std::string& act : o->mlp_acts) {
+                BenchResult r = bench_one(bc, act, o->warmup, o->steps);
+                if (o->json)
+                  std::printf("{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"
+                              "\"step_ms\":%.3f,\"tokens_per_s\":%.1f,\"steps_per_s\":%.3f,"
+                              "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f}\n",
+                              r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
+                              r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb, r.gemm_share,
+                              r.gemm_gflops);
+                else
+                  std::printf("%-6s %-14s %7d %10.2f %12.0f %9.2f %10.1f %9.1f%% %12.1f\n",
+                              r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
+                              r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb,
+                              100 * r.gemm_share, r.gemm_gflops);
+                std::fflush(stdout);
+              }
+            }
+            return 0;
+          }};
+}
+
+}  // namespace tapir

@@ -1,0 +1,60 @@
+// `tapir eval`: a checkpoint's metrics on the task's evaluation splits, with
+// the per-group tables (length, depth, ...) where the task has them.
+#include <cstdio>
+
+#include "engine/threads.h"
+#include "tools/commands.h"
+#include "tools/report_text.h"
+#include "tools/run_folder.h"
+
+namespace tapir {
+
+Command add_eval_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("eval", "Evaluate a checkpoint on its task's splits");
+  struct Options {
+    std::string checkpoint;
+    std::vector<std::string> splits;
+    std::vector<std::string> task_opts;
+    bool json = false;
+    int threads = 1;
+    int64_t limit = 0;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("--checkpoint", o->checkpoint, "Run folder or checkpoint file")->required();
+  cmd->add_option("--split", o->splits, "Split(s) to evaluate (default: the task's eval splits)");
+  cmd->add_option("--opt", o->task_opts, "Override a task option, name=value");
+  cmd->add_option("--limit", o->limit, "Max examples per split (0: all)");
+  cmd->add_flag("--json", o->json, "Print one JSON object per split");
+  cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256));
+  return {cmd, [o]() {
+            set_num_threads(o->threads);
+            TaskOptions overrides;
+            for (const std::string& kv : o->task_opts) {
+              const size_t eq = kv.find('=');
+              TAPIR_CHECK(eq != std::string::npos, "--opt expects name=value, got '", kv, "'");
+              overrides.set(kv.substr(0, eq), kv.substr(eq + 1));
+            }
+            auto trainer = open_run(o->checkpoint, overrides);
+            trainer->set_eval_limit(o->limit);
+            std::vector<std::string> splits = o->splits;
+            if (splits.empty()) splits = trainer->task().eval_splits();
+            for (const std::string& split : splits) {
+              EvalResult r = trainer->evaluate_split(split);
+              const Tally& t = r.tally.all;
+              if (o->json) {
+                std::printf("{\"split\":\"%s\",\"examples\":%lld,\"accuracy\":%.6f,"
+                            "\"token_accuracy\":%.6f,\"loss\":%.6f}\n",
+                            split.c_str(), static_cast<long long>(t.examples), t.accuracy(),
+                            t.token_accuracy(), t.loss());
+                continue;
+              }
+              std::printf("%s: %lld examples, accuracy %.4f, token accuracy %.4f, loss %.4f\n",
+                          split.c_str(), static_cast<long long>(t.examples), t.accuracy(),
+                          t.token_accuracy(), t.loss());
+              std::printf("%s", format_groups(r, trainer->task().group_name()).c_str());
+            }
+            return 0;
+          }};
+}
+
+}  // namespace tapir

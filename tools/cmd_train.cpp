@@ -1,0 +1,59 @@
+// `tapir train`: one training run into a run folder (optim/trainer.h).
+#include <chrono>
+#include <cstdio>
+
+#include "tools/commands.h"
+#include "tools/report_text.h"
+#include "tools/train_options.h"
+
+namespace tapir {
+
+Command add_train_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("train", "Train a transformer on a task");
+  struct Options {
+    TrainOptions train;
+    std::string out, resume, config_file;
+    bool force = false, quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  add_train_options(*cmd, o->train);
+  cmd->add_option("--out", o->out, "Run folder to create");
+  cmd->add_flag("--force", o->force, "Overwrite an existing run folder");
+  cmd->add_option("--resume", o->resume, "Continue the run in this folder");
+  cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
+  cmd->set_config("--config", "", "Read options from a config file (TOML / INI)");
+  return {cmd, [o, cmd]() {
+            std::unique_ptr<Trainer> trainer;
+            if (!o->resume.empty()) {
+              const bool steps_given = cmd->count("--steps") > 0;
+              trainer = Trainer::resume(o->resume, steps_given ? o->train.config.steps : 0);
+              if (!o->quiet)
+                std::printf("resuming %s at step %lld of %lld\n", o->resume.c_str(),
+                            static_cast<long long>(trainer->step()),
+                            static_cast<long long>(trainer->config().steps));
+            } else {
+              TAPIR_CHECK(!o->out.empty(), "train needs --out DIR (or --resume DIR)");
+              const TrainConfig config = finish_train_options(*cmd, o->train);
+              trainer = std::make_unique<Trainer>(config, o->out);
+              trainer->start_fresh(o->force);
+              if (!o->quiet)
+                std::printf("%s\nmodel: %lld parameters, %lld layers, width %lld, %lld heads\n",
+                            trainer->task().describe().c_str(),
+                            static_cast<long long>(trainer->model().parameter_count()),
+                            static_cast<long long>(trainer->config().model.layers),
+                            static_cast<long long>(trainer->config().model.width),
+                            static_cast<long long>(trainer->config().model.heads));
+            }
+            const auto start = std::chrono::steady_clock::now();
+            trainer->run(console_events(*trainer, o->quiet));
+            const double seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (!o->quiet)
+              std::printf("done: %lld steps in %s; run folder %s\n",
+                          static_cast<long long>(trainer->step()), format_duration(seconds).c_str(),
+                          trainer->out_dir().c_str());
+            return 0;
+          }};
+}
+
+}  // namespace tapir

@@ -1,0 +1,23 @@
+// The subcommands of `tapir`. Each add_* function registers its CLI11
+// subcommand and returns a runner that is called when that subcommand was
+// given; a runner returns the process exit code.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <vector>
+
+namespace tapir {
+
+using Runner = std::function<int()>;
+struct Command {
+  CLI::App* app;
+  Runner run;
+};
+
+Command add_selfcheck_command(CLI::App& app);
+Command add_train_command(CLI::App& app);
+Command add_eval_command(CLI::App& app);
+Command add_dump_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
+
+}  // namespace tapir

@@ -1,0 +1,84 @@
+#include "tools/report_text.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+namespace tapir {
+
+std::string format_eval(const std::vector<EvalResult>& results) {
+  std::string out;
+  char buf[160];
+  for (const EvalResult& r : results) {
+    std::snprintf(buf, sizeof buf, "%s%s acc %.4f loss %.4f", out.empty() ? "" : " | ",
+                  r.split.c_str(), r.tally.all.accuracy(), r.tally.all.loss());
+    out += buf;
+  }
+  return out;
+}
+
+std::string format_groups(const EvalResult& result, const std::string& group_name) {
+  if (result.tally.by_group.empty()) return "";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-10s %9s %9s %9s\n", group_name.c_str(), "examples",
+                "accuracy", "token acc");
+  std::string out = buf;
+  for (const auto& [key, t] : result.tally.by_group) {
+    std::snprintf(buf, sizeof buf, "  %-10d %9lld %9.4f %9.4f\n", key,
+                  static_cast<long long>(t.examples), t.accuracy(), t.token_accuracy());
+    out += buf;
+  }
+  return out;
+}
+
+std::string format_duration(double seconds) {
+  const long s = static_cast<long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s / 60) % 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lds", s);
+  return buf;
+}
+
+TrainEvents console_events(const Trainer& trainer, bool quiet) {
+  TrainEvents events;
+  if (quiet) return events;
+  const bool tty = ::isatty(STDOUT_FILENO);
+  const int64_t total = trainer.config().steps;
+  struct State {
+    double last_print = 0;
+    bool line_open = false;
+  };
+  auto state = std::make_shared<State>();
+  auto now = [] {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+  };
+  if (tty) {
+    events.on_step = [=](const StepStats& s, double steps_per_s) {
+      const double t = now();
+      if (t - state->last_print < 0.2 && s.step != total) return;
+      state->last_print = t;
+      const double eta = steps_per_s > 0 ? double(total - s.step) / steps_per_s : 0;
+      std::printf("\r\033[Kstep %lld/%lld  loss %.4f  lr %.2e  %.1f steps/s  ETA %s",
+                  static_cast<long long>(s.step), static_cast<long long>(total), s.loss, s.lr,
+                  steps_per_s, format_duration(eta).c_str());
+      std::fflush(stdout);
+      state->line_open = true;
+    };
+  }
+  events.on_eval = [=](int64_t step, const std::vector<EvalResult>& results) {
+    if (state->line_open) std::printf("\r\033[K");
+    state->line_open = false;
+    std::printf("step %lld: %s\n", static_cast<long long>(step), format_eval(results).c_str());
+    std::fflush(stdout);
+  };
+  return events;
+}
+
+}  // namespace tapir

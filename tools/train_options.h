@@ -1,0 +1,26 @@
+// Command-line options shared by the commands that build a training run
+// (train now; compare, search and transfer later): model, optimizer,
+// schedule, loop and task options, bound to a TrainConfig.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "optim/train_config.h"
+
+namespace tapir {
+
+struct TrainOptions {
+  TrainConfig config;
+  std::string schedule_kind = "constant";
+  std::vector<std::string> task_opts;  // "name=value" from --opt
+};
+
+// Registers the options on `cmd`. Task options are given as --opt name=value
+// or, after --task, as plain --name value (collected from CLI11's extras).
+void add_train_options(CLI::App& cmd, TrainOptions& o);
+// Fills o.config from what was parsed (task options, schedule kind) and
+// validates it.
+TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o);
+
+}  // namespace tapir
