@@ -103,6 +103,29 @@ void masked_fill_forward(const T* x, int64_t n, const int32_t* mask, int64_t n_m
 template <typename T>
 void masked_fill_backward(const T* d_out, int64_t n, const int32_t* mask, int64_t n_mask, T* d_x);
 
+// --- optimizer updates (f32, in place) -------------------------------------------
+// Fused per-element updates of a parameter w from its gradient g, parallel over
+// elements; each element depends only on its own values, so results do not
+// depend on the thread count. The exact rules are in docs/optim.md.
+//
+// SGD (PyTorch semantics, no dampening): g' = g + weight_decay * w;
+// v = momentum * v + g'; step = nesterov ? g' + momentum * v : v; w -= lr * step.
+// With momentum == 0, velocity may be null and w -= lr * g'.
+void sgd_update(float* w, const float* g, float* velocity, int64_t n, float lr, float momentum,
+                float weight_decay, bool nesterov);
+// Adam at step t = step >= 1 (1-based). decoupled (AdamW): w *= 1 - lr * weight_decay
+// before the step; otherwise L2: g' = g + weight_decay * w. Then
+//   m = beta1 m + (1 - beta1) g';  v = beta2 v + (1 - beta2) g'^2;
+//   w -= (lr / (1 - beta1^t)) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps),
+// which is lr * m_hat / (sqrt(v_hat) + eps) with m_hat, v_hat the bias-corrected moments.
+// The bias corrections are computed in double, the per-element math in float.
+void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1,
+                 float beta2, float eps, float weight_decay, bool decoupled, int64_t step);
+// Sum of g[i]^2 in double. Fixed-size blocks are summed serially and their partial sums
+// added in block order, so the result is the same bits for every thread count.
+// NaN and inf propagate.
+double sum_of_squares(const float* g, int64_t n);
+
 }  // namespace tapir::cpu
 
 namespace tapir::cpu {

@@ -1,0 +1,89 @@
+// Optimizer update kernels: fused SGD and Adam steps on f32 parameters, and the
+// deterministic sum of squares behind gradient-norm clipping. Called by optim/.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "engine/cpu/kernels.h"
+#include "engine/error.h"
+#include "engine/threads.h"
+
+namespace tapir::cpu {
+
+namespace {
+constexpr int64_t kGrain = 1 << 14;
+// Block size of sum_of_squares: the unit whose partial sum is fixed, whatever
+// the thread count.
+constexpr int64_t kSumBlock = 1 << 12;
+}  // namespace
+
+void sgd_update(float* w, const float* g, float* velocity, int64_t n, float lr, float momentum,
+                float weight_decay, bool nesterov) {
+  if (momentum == 0.0f) {
+    parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) w[i] -= lr * (g[i] + weight_decay * w[i]);
+    });
+    return;
+  }
+  TAPIR_CHECK(velocity != nullptr, "sgd_update: momentum ", momentum, " needs a velocity buffer");
+  parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const float grad = g[i] + weight_decay * w[i];
+      const float v = momentum * velocity[i] + grad;
+      velocity[i] = v;
+      w[i] -= lr * (nesterov ? grad + momentum * v : v);
+    }
+  });
+}
+
+void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1,
+                 float beta2, float eps, float weight_decay, bool decoupled, int64_t step) {
+  TAPIR_CHECK(step >= 1, "adam_update: step is 1-based, got ", step);
+  const double t = static_cast<double>(step);
+  const double correction1 = 1.0 - std::pow(static_cast<double>(beta1), t);
+  const double correction2 = 1.0 - std::pow(static_cast<double>(beta2), t);
+  const float step_size = static_cast<float>(static_cast<double>(lr) / correction1);
+  const float correction2_sqrt = static_cast<float>(std::sqrt(correction2));
+  const float one_minus_beta1 = 1.0f - beta1;
+  const float one_minus_beta2 = 1.0f - beta2;
+  // Decoupled decay multiplies w; coupled decay adds to the gradient. One of
+  // the two is the identity.
+  const float shrink = decoupled ? 1.0f - lr * weight_decay : 1.0f;
+  const float l2 = decoupled ? 0.0f : weight_decay;
+  parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const float wi = w[i] * shrink;
+      const float grad = g[i] + l2 * wi;
+      const float mi = beta1 * m[i] + one_minus_beta1 * grad;
+      const float vi = beta2 * v[i] + one_minus_beta2 * grad * grad;
+      m[i] = mi;
+      v[i] = vi;
+      w[i] = wi - step_size * mi / (std::sqrt(vi) / correction2_sqrt + eps);
+    }
+  });
+}
+
+double sum_of_squares(const float* g, int64_t n) {
+  if (n <= 0) return 0.0;
+  const int64_t blocks = (n + kSumBlock - 1) / kSumBlock;
+  // Reused across calls so that a training step does not allocate.
+  thread_local std::vector<double> partial;
+  if (static_cast<int64_t>(partial.size()) < blocks) partial.resize(static_cast<size_t>(blocks));
+  double* out = partial.data();
+  parallel_for(blocks, 4, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t end = std::min(n, (b + 1) * kSumBlock);
+      double s = 0.0;
+      for (int64_t i = b * kSumBlock; i < end; ++i) {
+        const double x = g[i];
+        s += x * x;
+      }
+      out[b] = s;
+    }
+  });
+  double total = 0.0;
+  for (int64_t b = 0; b < blocks; ++b) total += out[b];
+  return total;
+}
+
+}  // namespace tapir::cpu
