@@ -83,9 +83,9 @@ inline Batch sample(const Task& task, const std::string& split, int64_t n, uint6
 // another data seed: other evaluation sets and other training samples.
 inline void check_determinism(const std::string& name, std::map<std::string, std::string> options,
                               const std::vector<std::string>& splits) {
-  options["data-seed"] = "7";
+  options.insert_or_assign("data-seed", std::string("7"));
   auto a = make(name, options), b = make(name, options);
-  options["data-seed"] = "8";
+  options.insert_or_assign("data-seed", std::string("8"));
   auto other = make(name, options);
   for (const std::string& split : splits) {
     CAPTURE(split);
