@@ -18,7 +18,13 @@ std::string Vocab::decode(const int32_t* ids, int64_t n, std::string_view sep) c
   std::string out;
   for (int64_t i = 0; i < n; ++i) {
     if (i) out += sep;
-    out += ids[i] >= 0 && ids[i] < size() ? names[ids[i]] : "<" + std::to_string(ids[i]) + ">";
+    if (ids[i] >= 0 && ids[i] < size()) {
+      out += names[ids[i]];
+    } else {  // appended piecewise: GCC 12 flags "<" + std::string + ">" with -Wrestrict
+      out += '<';
+      out += std::to_string(ids[i]);
+      out += '>';
+    }
   }
   return out;
 }
