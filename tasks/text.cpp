@@ -1,0 +1,249 @@
+// The `text` task: character-level language modelling (see tasks/text.h for
+// the corpus, split, vocabulary and metric rules).
+#include "tasks/text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+#include <string_view>
+
+#include "engine/error.h"
+#include "engine/file_io.h"
+
+namespace tapir {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kBinaryProbe = 8192;  // bytes searched for a NUL in directory files
+
+// Every regular file below dir in sorted path order, without hidden entries.
+std::vector<std::string> files_below(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().starts_with(".")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec)) files.push_back(it->path().generic_string());
+  }
+  TAPIR_CHECK(!ec, "text: option path: cannot list directory '", dir, "' (", ec.message(), ")");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The concatenated corpus named by the `path` option.
+std::string read_corpus(const std::string& path) {
+  TAPIR_CHECK(!path.empty(),
+              "text: option path is required (a file, comma-separated files or a directory)");
+  std::string corpus;
+  size_t from = 0;
+  while (from <= path.size()) {
+    const size_t comma = std::min(path.find(',', from), path.size());
+    const std::string entry = path.substr(from, comma - from);
+    from = comma + 1;
+    TAPIR_CHECK(!entry.empty(), "text: option path = '", path, "' has an empty entry");
+    std::error_code ec;
+    const fs::file_status status = fs::status(entry, ec);
+    TAPIR_CHECK(status.type() != fs::file_type::not_found, "text: option path: '", entry,
+                "' does not exist");
+    if (fs::is_directory(status)) {
+      size_t used = 0;
+      for (const std::string& file : files_below(entry)) {
+        const std::string bytes = read_file(file);
+        if (bytes.empty()) continue;
+        if (std::string_view(bytes).substr(0, kBinaryProbe).find('\0') != std::string::npos)
+          continue;
+        corpus += bytes;
+        ++used;
+      }
+      TAPIR_CHECK(used > 0, "text: option path: directory '", entry,
+                  "' holds no non-empty text files");
+    } else {
+      TAPIR_CHECK(fs::is_regular_file(status), "text: option path: '", entry,
+                  "' is not a file or directory (",
+                  ec ? ec.message() : std::string("not a regular file"), ")");
+      const std::string bytes = read_file(entry);
+      TAPIR_CHECK(!bytes.empty(), "text: option path: file '", entry, "' is empty");
+      corpus += bytes;
+    }
+  }
+  return corpus;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Bytes from a vocab_string(): pairs of hex digits, strictly increasing.
+std::vector<unsigned char> parse_vocab(const std::string& hex) {
+  TAPIR_CHECK(!hex.empty() && hex.size() % 2 == 0 && hex.size() <= 512,
+              "text: option vocab: expected 1 to 256 pairs of hex digits, got ", hex.size(),
+              " characters");
+  std::vector<unsigned char> bytes;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
+    TAPIR_CHECK(hi >= 0 && lo >= 0, "text: option vocab: '", hex.substr(i, 2), "' at character ", i,
+                " is not two hex digits");
+    const auto byte = static_cast<unsigned char>(hi * 16 + lo);
+    TAPIR_CHECK(bytes.empty() || byte > bytes.back(), "text: option vocab: byte ", hex.substr(i, 2),
+                " at character ", i, " is not above the one before it");
+    bytes.push_back(byte);
+  }
+  return bytes;
+}
+
+std::unique_ptr<Task> make_text(const TaskOptions& o) {
+  return std::make_unique<TextTask>(o);
+}
+
+}  // namespace
+
+std::string byte_name(unsigned char byte) {
+  if (byte == '\n') return "\\n";
+  if (byte == '\t') return "\\t";
+  if (byte == '\r') return "\\r";
+  if (byte == ' ') return "\u2423";  // ␣
+  if (byte > ' ' && byte < 0x7f) return std::string(1, static_cast<char>(byte));
+  const char* digits = "0123456789abcdef";
+  std::string name = "\\x";
+  name += digits[byte >> 4];
+  name += digits[byte & 15];
+  return name;
+}
+
+double bits_per_char(const Tally& tally) {
+  return tally.loss() / std::numbers::ln2;
+}
+
+TextTask::TextTask(const TaskOptions& o)
+    : path_(o.get_string("path", "")),
+      context_(o.get_int("context", 128, 1, 1 << 20)),
+      eval_size_(o.get_int("eval-size", 2000, 1, 1000000)),
+      data_seed_(static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX))) {
+  const double arch_frac = o.get_double("arch-frac", 0.2, 0.0, 0.9);
+  const double test_frac = o.get_double("test-frac", 0.1, 0.01, 0.5);
+  const std::string vocab_hex = o.get_string("vocab", "");
+  corpus_ = read_corpus(path_);
+
+  const auto n = static_cast<int64_t>(corpus_.size());
+  const int64_t test_begin = n - std::llround(test_frac * double(n));
+  const int64_t arch_begin = test_begin - std::llround(arch_frac * double(test_begin));
+  train_ = {0, arch_begin};
+  arch_ = {arch_begin, test_begin};
+  test_ = {test_begin, n};
+  for (const char* split : {"train", "arch", "test"}) {
+    const Range range = split_range(split);
+    if (split == std::string("arch") && arch_frac == 0) continue;
+    TAPIR_CHECK(range.size() >= context_ + 1, "text: the ", split, " split of the corpus (", n,
+                " bytes from ", path_, ") has ", range.size(),
+                " bytes, too few for option context = ", context_,
+                " (a window needs context + 1 bytes); use a longer corpus or a smaller context");
+  }
+
+  if (vocab_hex.empty()) {
+    std::array<bool, 256> seen{};
+    for (int64_t i = 0; i < test_begin; ++i) seen[static_cast<unsigned char>(corpus_[i])] = true;
+    for (int b = 0; b < 256; ++b)
+      if (seen[b]) bytes_.push_back(static_cast<unsigned char>(b));
+  } else {
+    bytes_ = parse_vocab(vocab_hex);
+  }
+  unk_ = static_cast<int32_t>(bytes_.size());
+  ids_.fill(unk_);
+  for (size_t i = 0; i < bytes_.size(); ++i) {
+    ids_[bytes_[i]] = static_cast<int32_t>(i);
+    vocab_.names.push_back(byte_name(bytes_[i]));
+  }
+  vocab_.names.push_back("<unk>");
+}
+
+std::string TextTask::describe() const {
+  return "text path=" + path_ + " (" + std::to_string(corpus_.size()) + " bytes, " +
+         std::to_string(bytes_.size()) + " symbols + <unk>) context=" + std::to_string(context_) +
+         ": train [0, " + std::to_string(arch_.begin) + "), arch [" + std::to_string(arch_.begin) +
+         ", " + std::to_string(test_.begin) + "), test [" + std::to_string(test_.begin) + ", " +
+         std::to_string(test_.end) + ")";
+}
+
+std::string TextTask::vocab_string() const {
+  const char* digits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char byte : bytes_) {
+    hex += digits[byte >> 4];
+    hex += digits[byte & 15];
+  }
+  return hex;
+}
+
+TextTask::Range TextTask::split_range(const std::string& split) const {
+  if (split == "train") return train_;
+  if (split == "arch") return arch_;
+  if (split == "test") return test_;
+  fail("text has no split '", split, "' (splits: train, arch, test)");
+}
+
+void TextTask::write_window(int64_t start, int64_t b, Batch& out) const {
+  for (int64_t t = 0; t < context_; ++t) {
+    const int64_t i = out.at(b, t);
+    out.tokens[i] = ids_[static_cast<unsigned char>(corpus_[start + t])];
+    out.targets[i] = ids_[static_cast<unsigned char>(corpus_[start + t + 1])];
+    out.mask[i] = 1.0f;
+  }
+}
+
+void TextTask::sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const {
+  const Range range = split_range(split);
+  TAPIR_CHECK(range.size() >= context_ + 1, "text: the ", split,
+              " split is empty (arch-frac is 0)");
+  out.reset(batch_size, context_, pad_token());
+  // Window starts lie in [begin, end - context - 1]: the window's last target
+  // is the split's last byte at most.
+  for (int64_t b = 0; b < batch_size; ++b)
+    write_window(range.begin + rng.randint(range.size() - context_), b, out);
+}
+
+int64_t TextTask::eval_offset(const Range& range) const {
+  // At most size - context - 1, so at least one window fits after it.
+  return static_cast<int64_t>(data_seed_ %
+                              static_cast<uint64_t>(std::min(context_, range.size() - context_)));
+}
+
+int64_t TextTask::eval_size(const std::string& split) const {
+  const Range range = split_range(split);
+  if (range.size() < context_ + 1) return 0;
+  const int64_t windows = (range.size() - eval_offset(range) - 1) / context_;
+  return std::min(eval_size_, windows);
+}
+
+void TextTask::eval_batch(const std::string& split, int64_t begin, int64_t count,
+                          Batch& out) const {
+  const Range range = split_range(split);
+  TAPIR_CHECK(begin >= 0 && count >= 0 && begin + count <= eval_size(split), "text: windows [",
+              begin, ", ", begin + count, ") outside split ", split, " of ", eval_size(split));
+  out.reset(count, context_, pad_token());
+  if (count == 0) return;  // an empty split has no offset
+  const int64_t first = range.begin + eval_offset(range);
+  for (int64_t b = 0; b < count; ++b) write_window(first + (begin + b) * context_, b, out);
+}
+
+void TextTask::score(const Batch& batch, const float* logits, const float* losses,
+                     EvalTally& tally) const {
+  EvalTally windows;
+  Task::score(batch, logits, losses, windows);
+  Tally chars = windows.all;  // a window being all right says little: count characters
+  chars.examples = chars.tokens;
+  chars.correct = chars.tokens_correct;
+  tally.all.add(chars);
+}
+
+TAPIR_REGISTER_TASK(kTextTask, "text", "character-level language modelling over files", make_text);
+
+}  // namespace tapir
