@@ -36,6 +36,9 @@ Tensor gelu(Tensor x);
 //   a (..., M, K) with b (..., K, N), same leading dims: a batch of GEMMs.
 // Result (..., M, N).
 Tensor matmul(Tensor a, Tensor b, bool trans_a = false, bool trans_b = false);
+// A fully connected layer, fused: x (..., in), weight (out, in), optional
+// bias (out) -> x weight^T + bias, (..., out).
+Tensor linear(Tensor x, Tensor weight, Tensor bias = Tensor());
 
 // --- reductions (ops_reduce.cpp) -----------------------------------------------
 Tensor sum(Tensor x, int axis);   // removes the axis

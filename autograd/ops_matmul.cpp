@@ -127,3 +127,63 @@ Tensor matmul(Tensor a, Tensor b, bool trans_a, bool trans_b) {
 }
 
 }  // namespace tapir
+
+namespace tapir {
+
+namespace {
+
+// y = x W^T + b. The bias is written into y first and the GEMM accumulates
+// on top (beta = 1), so the layer costs one pass over y, not two.
+void linear_backward(const Node& n) {
+  Tensor x = n.input(0), w = n.input(1), b = n.input(2), y = n.output();
+  const int64_t rows = x.shape().rows(), in = w.dim(1), out = w.dim(0);
+  dispatch_float("linear backward", x.dtype(), [&]<typename T>() {
+    const T* dy = y.grad<T>();
+    if (T* dx = grad_for<T>(x))
+      cpu::gemm<T>(false, false, rows, in, out, T(1), dy, w.data<T>(), T(1), dx);
+    if (T* dw = grad_for<T>(w))
+      cpu::gemm<T>(true, false, out, in, rows, T(1), dy, x.data<T>(), T(1), dw);
+    if (T* db = grad_for<T>(b)) {
+      // Column sums in row order: deterministic for any thread count.
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < out; ++j) db[j] += dy[r * out + j];
+    }
+  });
+}
+TAPIR_REGISTER_OP(kLinear, "linear", linear_backward);
+
+}  // namespace
+
+Tensor linear(Tensor x, Tensor weight, Tensor bias) {
+  const char* op = "linear";
+  check_defined(op, x, "input");
+  check_defined(op, weight, "weight");
+  check_same_dtype(op, x, weight);
+  TAPIR_CHECK(weight.rank() == 2, op, ": weight must be (out, in), got ", weight.describe());
+  const int64_t out = weight.dim(0), in = weight.dim(1);
+  TAPIR_CHECK(x.rank() >= 1 && x.shape().last() == in, op, ": input ", x.describe(),
+              " does not end in ", in, " features");
+  if (bias.defined()) {
+    check_same_dtype(op, x, bias);
+    TAPIR_CHECK(bias.shape() == Shape{out}, op, ": bias must be (", out, "), got ",
+                bias.describe());
+  }
+  Shape out_shape = x.shape();
+  out_shape[-1] = out;
+  Tensor y = empty(out_shape, x.dtype());
+  const int64_t rows = x.shape().rows();
+  dispatch_float(op, x.dtype(), [&]<typename T>() {
+    T* py = y.data<T>();
+    if (bias.defined()) {
+      const T* pb = bias.data<T>();
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < out; ++j) py[r * out + j] = pb[j];
+    }
+    cpu::gemm<T>(false, true, rows, out, in, T(1), x.data<T>(), weight.data<T>(),
+                 bias.defined() ? T(1) : T(0), py);
+  });
+  if (needs_grad({x, weight, bias})) record(kLinear, y, {x, weight, bias});
+  return y;
+}
+
+}  // namespace tapir

@@ -17,8 +17,7 @@ Linear::Linear(int64_t in, int64_t out, bool bias) : in_(in), out_(out) {
 Tensor Linear::forward(Tensor x) {
   TAPIR_CHECK(x.shape().last() == in_, "linear layer expects last dimension ", in_, ", got ",
               x.describe());
-  Tensor y = matmul(x, weight_->tensor(), false, true);
-  return bias_ ? add(y, bias_->tensor()) : y;
+  return linear(x, weight_->tensor(), bias_ ? bias_->tensor() : Tensor());
 }
 
 void Linear::init(Rng& rng, double std) {

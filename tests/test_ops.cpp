@@ -188,3 +188,12 @@ TEST_CASE("backward needs a scalar loss that depends on a gradient-carrying tens
   }
   reset_step();
 }
+
+TEST_CASE("linear equals matmul with a transposed weight plus the bias") {
+  Tensor x = random({2, 3, 4}, 8), w = random({5, 4}, 9), b = random({5}, 10);
+  CHECK(max_abs_diff(linear(x, w, b), add(matmul(x, w, false, true), b)) < 1e-14);
+  CHECK(max_abs_diff(linear(x, w), matmul(x, w, false, true)) < 1e-14);
+  CHECK_THROWS_WITH_AS(linear(x, random({5, 3}, 11)), doctest::Contains("does not end in 3"),
+                       Error);
+  reset_step();
+}
