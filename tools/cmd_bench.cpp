@@ -2,6 +2,7 @@
 // the benchmark page (tiny, small, lm): forward, next-token cross-entropy at
 // every position, backward, AdamW (lr 1e-3, weight decay 0.01), on one fixed
 // random batch. Median of the timed steps after warm-up.
+#include <cblas.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -103,6 +104,40 @@ BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, int war
   return r;
 }
 
+// Square sgemm throughput at size n, through tapir's matmul op (arena
+// output, shape checks, dispatch) and through cblas_sgemm directly.
+void bench_gemm(int64_t n, int reps) {
+  NoGrad no_grad;
+  Rng rng(0, 2);
+  HeapTensor a(Shape{n, n}, DType::f32), b(Shape{n, n}, DType::f32), c(Shape{n, n}, DType::f32);
+  rng.fill_uniform<float>(a.view().data<float>(), n * n, -1.0f, 1.0f);
+  rng.fill_uniform<float>(b.view().data<float>(), n * n, -1.0f, 1.0f);
+  auto median_seconds = [&](auto&& fn) {
+    std::vector<double> times;
+    for (int i = 0; i < reps + 2; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      fn();
+      const double s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (i >= 2) times.push_back(s);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  };
+  const double through_op = median_seconds([&] {
+    matmul(a, b);
+    reset_step();
+  });
+  const double direct = median_seconds([&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f,
+                a.view().data<float>(), int(n), b.view().data<float>(), int(n), 0.0f,
+                c.view().data<float>(), int(n));
+  });
+  const double flops = 2.0 * double(n) * double(n) * double(n);
+  std::printf("%6lld %16.1f %16.1f %8.3f\n", static_cast<long long>(n), flops / through_op / 1e9,
+              flops / direct / 1e9, through_op / direct);
+}
+
 }  // namespace
 
 Command add_bench_command(CLI::App& app) {
@@ -111,7 +146,7 @@ Command add_bench_command(CLI::App& app) {
     std::vector<std::string> configs = {"tiny", "small", "lm"};
     std::vector<std::string> mlp_acts = {"gelu"};
     int steps = 20, warmup = 5, threads = 1;
-    bool json = false;
+    bool json = false, gemm = false;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config", o->configs, "Configurations: tiny, small, lm")
@@ -126,10 +161,19 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--warmup", o->warmup, "Untimed warm-up steps")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "One JSON object per run");
+  cmd->add_flag("--gemm", o->gemm, "Square sgemm GFLOP/s through tapir's matmul vs cblas directly");
   return {cmd, [o]() {
             set_num_threads(o->threads);
+            if (o->gemm) {
+              std::printf("%6s %16s %16s %8s   (%d threads)\n", "n", "tapir GFLOP/s",
+                          "cblas GFLOP/s", "ratio", num_threads());
+              for (int64_t n : {128, 256, 512, 1024}) bench_gemm(n, n >= 1024 ? 5 : 20);
+              return 0;
+            }
             if (!o->json)
               std::printf("%-6s %-14s %7s %10s %12s %9s %10s %10s %12s\n", "config", "variant",
                           "threads", "ms/step", "tokens/s", "steps/s", "peak MB", "GEMM share",
@@ -140,12 +184,13 @@ Command add_bench_command(CLI::App& app) {
               for (const std::string& act : o->mlp_acts) {
                 BenchResult r = bench_one(bc, act, o->warmup, o->steps);
                 if (o->json)
-                  std::printf("{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"
-                              "\"step_ms\":%.3f,\"tokens_per_s\":%.1f,\"steps_per_s\":%.3f,"
-                              "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f}\n",
-                              r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
-                              r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb, r.gemm_share,
-                              r.gemm_gflops);
+                  std::printf(
+                      "{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"
+                      "\"step_ms\":%.3f,\"tokens_per_s\":%.1f,\"steps_per_s\":%.3f,"
+                      "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f}\n",
+                      r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
+                      r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb, r.gemm_share,
+                      r.gemm_gflops);
                 else
                   std::printf("%-6s %-14s %7d %10.2f %12.0f %9.2f %10.1f %9.1f%% %12.1f\n",
                               r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
