@@ -3,6 +3,7 @@
 // shuffled with the data seed; the first train_frac of them form the
 // training distribution, of which arch_frac is held out as the "arch" split
 // (Stage I) and the rest is "train"; the remaining pairs are "test".
+#include <cstdio>
 #include <string>
 
 #include "engine/error.h"
@@ -27,7 +28,8 @@ class ModAdd final : public Task {
     const auto n_train_dist = static_cast<int64_t>(train_frac_ * double(p_ * p_) + 0.5);
     const auto n_arch = static_cast<int64_t>(arch_frac_ * double(n_train_dist) + 0.5);
     TAPIR_CHECK(n_train_dist - n_arch >= 1 && n_train_dist < p_ * p_, "modadd: train-frac ",
-                train_frac_, " with arch-frac ", arch_frac_, " leaves an empty train or test split");
+                train_frac_, " with arch-frac ", arch_frac_,
+                " leaves an empty train or test split");
     arch_.assign(order.begin(), order.begin() + n_arch);
     train_.assign(order.begin() + n_arch, order.begin() + n_train_dist);
     test_.assign(order.begin() + n_train_dist, order.end());
@@ -35,18 +37,19 @@ class ModAdd final : public Task {
 
   std::string name() const override { return "modadd"; }
   std::string describe() const override {
-    return "modadd p=" + std::to_string(p_) + " train-frac=" + std::to_string(train_frac_) +
-           " arch-frac=" + std::to_string(arch_frac_) + " (" + std::to_string(train_.size()) +
-           " train, " + std::to_string(arch_.size()) + " arch, " + std::to_string(test_.size()) +
-           " test pairs)";
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "modadd p=%lld train-frac=%g arch-frac=%g (%zu train, %zu arch, %zu test pairs)",
+                  static_cast<long long>(p_), train_frac_, arch_frac_, train_.size(), arch_.size(),
+                  test_.size());
+    return buf;
   }
   const Vocab& vocab() const override { return vocab_; }
   int32_t pad_token() const override { return static_cast<int32_t>(p_ + 1); }
   int64_t max_length() const override { return 4; }
   std::vector<std::string> eval_splits() const override { return {"test", "train"}; }
 
-  void sample(const std::string& split, int64_t batch_size, Rng& rng,
-              Batch& out) const override {
+  void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override {
     const std::vector<int32_t>& pairs = pick(split);
     out.reset(batch_size, 4, pad_token());
     for (int64_t b = 0; b < batch_size; ++b)
@@ -91,7 +94,9 @@ class ModAdd final : public Task {
   std::vector<int32_t> train_, arch_, test_;
 };
 
-std::unique_ptr<Task> make_modadd(const TaskOptions& o) { return std::make_unique<ModAdd>(o); }
+std::unique_ptr<Task> make_modadd(const TaskOptions& o) {
+  return std::make_unique<ModAdd>(o);
+}
 
 }  // namespace
 

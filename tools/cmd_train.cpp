@@ -21,7 +21,6 @@ Command add_train_command(CLI::App& app) {
   cmd->add_flag("--force", o->force, "Overwrite an existing run folder");
   cmd->add_option("--resume", o->resume, "Continue the run in this folder");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
-  cmd->set_config("--config", "", "Read options from a config file (TOML / INI)");
   return {cmd, [o, cmd]() {
             std::unique_ptr<Trainer> trainer;
             if (!o->resume.empty()) {
@@ -44,10 +43,34 @@ Command add_train_command(CLI::App& app) {
                             static_cast<long long>(trainer->config().model.width),
                             static_cast<long long>(trainer->config().model.heads));
             }
+            // Remember when the first evaluation split (test) peaked.
+            struct Best {
+              double accuracy = -1;
+              int64_t step = 0;
+              double seconds = 0;
+            };
+            auto best = std::make_shared<Best>();
             const auto start = std::chrono::steady_clock::now();
-            trainer->run(console_events(*trainer, o->quiet));
+            TrainEvents events = console_events(*trainer, o->quiet);
+            events.on_eval = [best, start, inner = events.on_eval](
+                                 int64_t step, const std::vector<EvalResult>& results) {
+              if (inner) inner(step, results);
+              const double acc = results.front().tally.all.accuracy();
+              if (acc > best->accuracy) {
+                best->accuracy = acc;
+                best->step = step;
+                best->seconds =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+              }
+            };
+            trainer->run(events);
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (!o->quiet && best->accuracy >= 0)
+              std::printf("best %s accuracy %.4f, first reached at step %lld (%s into this run)\n",
+                          trainer->task().eval_splits().front().c_str(), best->accuracy,
+                          static_cast<long long>(best->step),
+                          format_duration(best->seconds).c_str());
             if (!o->quiet)
               std::printf("done: %lld steps in %s; run folder %s\n",
                           static_cast<long long>(trainer->step()), format_duration(seconds).c_str(),

@@ -8,6 +8,10 @@
 int main(int argc, char** argv) {
   CLI::App app{"tapir: a from-scratch tensor engine and lab for transformers' inductive biases"};
   app.require_subcommand(1);
+  // Config files hold one section per subcommand ([train], [bench], ...);
+  // fallthrough lets `tapir train --config FILE` name it after the subcommand.
+  app.set_config("--config", "", "Read options from a TOML/INI file with [subcommand] sections");
+  app.fallthrough();
   std::vector<tapir::Command> commands = {
       tapir::add_train_command(app), tapir::add_eval_command(app), tapir::add_dump_command(app),
       tapir::add_bench_command(app), tapir::add_selfcheck_command(app)};
