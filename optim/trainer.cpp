@@ -143,7 +143,7 @@ std::vector<EvalResult> Trainer::evaluate() {
 
 void Trainer::append_metrics(const std::vector<EvalResult>& results, double tokens_per_s) {
   if (out_dir_.empty()) return;
-  const std::string run = fs::path(out_dir_).filename().string();
+  const std::string run = out_dir_;
   for (const EvalResult& r : results) {
     Json line = Json::object();
     line.set("run", run);

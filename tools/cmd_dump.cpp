@@ -44,8 +44,8 @@ Command add_dump_command(CLI::App& app) {
                 {"logits", DType::f32, logits.shape().vec(), logits.raw()},
                 {"loss", DType::f32, {}, loss.raw()}};
             for (Parameter* p : params)
-              writes.push_back(
-                  {"grad." + p->name, DType::f32, p->tensor().shape().vec(), p->tensor().raw_grad()});
+              writes.push_back({"grad." + p->name, DType::f32, p->tensor().shape().vec(),
+                                p->tensor().raw_grad()});
             save_safetensors(o->out, writes,
                              {{"format", "tapir.dump.v1"},
                               {"checkpoint", o->checkpoint},

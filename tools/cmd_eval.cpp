@@ -42,10 +42,11 @@ Command add_eval_command(CLI::App& app) {
               EvalResult r = trainer->evaluate_split(split);
               const Tally& t = r.tally.all;
               if (o->json) {
-                std::printf("{\"split\":\"%s\",\"examples\":%lld,\"accuracy\":%.6f,"
-                            "\"token_accuracy\":%.6f,\"loss\":%.6f}\n",
-                            split.c_str(), static_cast<long long>(t.examples), t.accuracy(),
-                            t.token_accuracy(), t.loss());
+                std::printf(
+                    "{\"split\":\"%s\",\"examples\":%lld,\"accuracy\":%.6f,"
+                    "\"token_accuracy\":%.6f,\"loss\":%.6f}\n",
+                    split.c_str(), static_cast<long long>(t.examples), t.accuracy(),
+                    t.token_accuracy(), t.loss());
                 continue;
               }
               std::printf("%s: %lld examples, accuracy %.4f, token accuracy %.4f, loss %.4f\n",

@@ -13,12 +13,22 @@ int main(int argc, char** argv) {
   app.set_config("--config", "", "Read options from a TOML/INI file with [subcommand] sections");
   app.fallthrough();
   std::vector<tapir::Command> commands = {
-      tapir::add_train_command(app), tapir::add_eval_command(app), tapir::add_dump_command(app),
-      tapir::add_bench_command(app), tapir::add_selfcheck_command(app)};
+      tapir::add_train_command(app),   tapir::add_eval_command(app),
+      tapir::add_dump_command(app),    tapir::add_bench_command(app),
+      tapir::add_compare_command(app), tapir::add_selfcheck_command(app)};
+  // Unknown arguments fall through to here; only the commands that train
+  // accept them (as task options), checked below. Set after the subcommands
+  // are made, so that they do not inherit it.
+  app.allow_extras();
   CLI11_PARSE(app, argc, argv);
   try {
-    for (const auto& command : commands)
-      if (command.app->parsed()) return command.run();
+    for (const auto& command : commands) {
+      if (!command.app->parsed()) continue;
+      if (!command.app->get_allow_extras() && !app.remaining().empty())
+        throw tapir::Error("unexpected argument '" + app.remaining().front() + "' for " +
+                           command.app->get_name());
+      return command.run();
+    }
   } catch (const tapir::Error& e) {
     std::fprintf(stderr, "tapir: %s\n", e.what());
     return 1;

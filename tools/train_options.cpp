@@ -32,7 +32,9 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--optimizer", c.optimizer.name, "adamw | adam | sgd")
       ->group(opt)
       ->capture_default_str();
-  cmd.add_option("--lr", c.schedule.base_lr, "Peak learning rate")->group(opt)->capture_default_str();
+  cmd.add_option("--lr", c.schedule.base_lr, "Peak learning rate")
+      ->group(opt)
+      ->capture_default_str();
   cmd.add_option("--weight-decay", c.optimizer.weight_decay, "Weight decay (matrices only)")
       ->group(opt)
       ->capture_default_str();
@@ -43,7 +45,8 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
       ->group(opt)
       ->capture_default_str();
   cmd.add_flag("--nesterov", c.optimizer.nesterov, "SGD with Nesterov momentum")->group(opt);
-  cmd.add_option("--schedule", o.schedule_kind, "LR schedule after warmup: constant | cosine | linear")
+  cmd.add_option("--schedule", o.schedule_kind,
+                 "LR schedule after warmup: constant | cosine | linear")
       ->group(opt)
       ->capture_default_str();
   cmd.add_option("--warmup", c.schedule.warmup, "Linear warmup steps")
@@ -87,7 +90,13 @@ TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
     c.task_options.set(kv.substr(0, eq), kv.substr(eq + 1));
   }
   // Unrecognised "--name value" or "--name=value" pairs are task options.
-  const std::vector<std::string> extras = cmd.remaining();
+  // CLI11 hands unknown arguments of a subcommand up to the top-level app
+  // (fallthrough), so they are collected there.
+  std::vector<std::string> extras = cmd.remaining();
+  if (CLI::App* parent = cmd.get_parent()) {
+    const std::vector<std::string> more = parent->remaining();
+    extras.insert(extras.end(), more.begin(), more.end());
+  }
   for (size_t i = 0; i < extras.size(); ++i) {
     const std::string& arg = extras[i];
     TAPIR_CHECK(arg.rfind("--", 0) == 0 && arg.size() > 2, "unexpected argument '", arg, "'");

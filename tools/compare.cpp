@@ -1,0 +1,206 @@
+#include "tools/compare.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "engine/file_io.h"
+#include "engine/json.h"
+#include "optim/trainer.h"
+#include "tools/report_text.h"
+#include "tools/train_options.h"
+
+namespace tapir {
+
+namespace fs = std::filesystem;
+
+Variant parse_variant(const std::string& spec) {
+  Variant v{spec, {}};
+  if (spec == "baseline") return v;
+  std::stringstream in(spec);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.rfind("arch:", 0) == 0) item = "arch=" + item.substr(5);
+    const size_t eq = item.find('=');
+    TAPIR_CHECK(eq != std::string::npos && eq > 0, "variant '", spec,
+                "': expected baseline, arch:FILE or key=value items, got '", item, "'");
+    v.args.push_back("--" + item.substr(0, eq));
+    v.args.push_back(item.substr(eq + 1));
+  }
+  return v;
+}
+
+TrainConfig apply_variant(const TrainConfig& base, const Variant& variant) {
+  CLI::App app{"variant"};
+  TrainOptions o;
+  o.config = base;
+  o.schedule_kind = schedule_kind_name(base.schedule.kind);
+  add_train_options(app, o);
+  std::vector<std::string> args(variant.args.rbegin(),
+                                variant.args.rend());  // CLI11 wants reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    fail("variant '", variant.name, "': ", e.what());
+  }
+  return finish_train_options(app, o);
+}
+
+SeedRun read_run(const std::string& dir, double threshold) {
+  SeedRun r;
+  r.dir = dir;
+  const std::string path = (fs::path(dir) / "metrics.jsonl").string();
+  std::istringstream in(read_file(path));
+  std::string line, first_split;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const Json j = parse_json(line);
+    const std::string split = j.at("split").as_string();
+    if (first_split.empty()) first_split = split;
+    if (split != first_split) continue;
+    const int64_t step = j.at("step").as_int();
+    const double seconds = j.at("wall_s").as_double();
+    r.accuracy.push_back({step, j.at("accuracy").as_double(), seconds});
+    r.loss.push_back({step, j.at("loss").as_double(), seconds});
+  }
+  TAPIR_CHECK(!r.accuracy.empty(), path, ": no evaluations logged");
+  r.steps_to = steps_to_threshold(r.accuracy, threshold);
+  r.seconds_to = seconds_to_threshold(r.accuracy, threshold);
+  r.final_accuracy = r.accuracy.back().value;
+  r.best_loss = r.loss.front().value;
+  for (const CurvePoint& p : r.loss) r.best_loss = std::min(r.best_loss, p.value);
+  return r;
+}
+
+namespace {
+
+std::string slug(const std::string& name) {
+  std::string s;
+  for (char c : name) s += std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
+  return s.size() > 80 ? s.substr(s.size() - 80) : s;
+}
+
+// Trains one run to completion, reusing a finished folder or resuming an
+// interrupted one. A file "finished" marks completion.
+void train_or_reuse(const TrainConfig& config, const std::string& dir, bool quiet) {
+  const fs::path marker = fs::path(dir) / "finished";
+  if (fs::exists(marker)) return;
+  std::unique_ptr<Trainer> trainer;
+  if (fs::exists(fs::path(dir) / "resume.safetensors")) {
+    trainer = Trainer::resume(dir);
+  } else {
+    trainer = std::make_unique<Trainer>(config, dir);
+    trainer->start_fresh(/*force=*/true);
+  }
+  TrainEvents events = console_events(*trainer, true);
+  trainer->run(events);
+  write_file_atomic(marker.string(), std::to_string(trainer->step()) + "\n");
+  if (!quiet)
+    std::printf("  %s: %lld steps\n", dir.c_str(), static_cast<long long>(trainer->step()));
+}
+
+}  // namespace
+
+std::vector<VariantResult> run_compare(const CompareOptions& options) {
+  TAPIR_CHECK(options.seeds >= 1, "seeds must be at least 1, got ", options.seeds);
+  TAPIR_CHECK(!options.variants.empty(), "compare needs at least one variant");
+  std::vector<VariantResult> results;
+  for (const Variant& variant : options.variants) {
+    VariantResult vr;
+    vr.variant = variant;
+    const TrainConfig config = apply_variant(options.base, variant);  // fails early on bad flags
+    std::vector<double> steps, seconds, finals, losses;
+    for (int s = 0; s < options.seeds; ++s) {
+      TrainConfig seeded = config;
+      seeded.seed = options.base.seed + static_cast<uint64_t>(s);
+      const std::string dir =
+          (fs::path(options.out_dir) / slug(variant.name) / ("seed-" + std::to_string(seeded.seed)))
+              .string();
+      if (!options.quiet)
+        std::printf("%s, seed %llu\n", variant.name.c_str(),
+                    static_cast<unsigned long long>(seeded.seed));
+      train_or_reuse(seeded, dir, options.quiet);
+      SeedRun run = read_run(dir, options.threshold);
+      run.seed = seeded.seed;
+      steps.push_back(run.steps_to);
+      seconds.push_back(run.seconds_to);
+      finals.push_back(run.final_accuracy);
+      losses.push_back(run.best_loss);
+      vr.runs.push_back(std::move(run));
+    }
+    vr.steps = spread(steps);
+    vr.seconds = spread(seconds);
+    vr.final_accuracy = spread(finals);
+    vr.best_loss = spread(losses);
+    results.push_back(std::move(vr));
+  }
+  return results;
+}
+
+std::string compare_table_markdown(const std::vector<VariantResult>& results, double threshold) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "| variant | seeds | steps to %.2f: median [IQR] | seconds to %.2f: median | never "
+                "reached | final test acc: median [min, max] | best test loss: median |\n"
+                "|---|---|---|---|---|---|---|\n",
+                threshold, threshold);
+  std::string out = buf;
+  for (const VariantResult& r : results) {
+    const std::string steps = format_steps(r.steps.median) + " [" + format_steps(r.steps.q1) +
+                              ", " + format_steps(r.steps.q3) + "]";
+    std::string secs = "never";
+    if (!std::isinf(r.seconds.median)) {
+      std::snprintf(buf, sizeof buf, "%.1f", r.seconds.median);
+      secs = buf;
+    }
+    std::snprintf(buf, sizeof buf, "| %s | %d | %s | %s | %d of %d | %.4f [%.4f, %.4f] | %.4f |\n",
+                  r.variant.name.c_str(), r.steps.count, steps.c_str(), secs.c_str(), r.steps.never,
+                  r.steps.count, r.final_accuracy.median, r.final_accuracy.min,
+                  r.final_accuracy.max, r.best_loss.median);
+    out += buf;
+  }
+  return out;
+}
+
+std::string compare_json(const std::vector<VariantResult>& results, double threshold) {
+  auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  auto spread_json = [&](const Spread& s) {
+    Json j = Json::object();
+    j.set("median", number(s.median));
+    j.set("q1", number(s.q1));
+    j.set("q3", number(s.q3));
+    j.set("min", number(s.min));
+    j.set("max", number(s.max));
+    j.set("count", s.count);
+    j.set("never", s.never);
+    return j;
+  };
+  Json root = Json::object();
+  root.set("threshold", threshold);
+  Json variants = Json::array();
+  for (const VariantResult& r : results) {
+    Json v = Json::object();
+    v.set("variant", r.variant.name);
+    v.set("steps_to_threshold", spread_json(r.steps));
+    v.set("seconds_to_threshold", spread_json(r.seconds));
+    v.set("final_accuracy", spread_json(r.final_accuracy));
+    v.set("best_loss", spread_json(r.best_loss));
+    Json runs = Json::array();
+    for (const SeedRun& run : r.runs) {
+      Json j = Json::object();
+      j.set("seed", static_cast<int64_t>(run.seed));
+      j.set("dir", run.dir);
+      j.set("steps_to_threshold", number(run.steps_to));
+      j.set("final_accuracy", run.final_accuracy);
+      j.set("best_loss", run.best_loss);
+      runs.push_back(j);
+    }
+    v.set("runs", runs);
+    variants.push_back(v);
+  }
+  root.set("variants", variants);
+  return to_json(root, 2) + "\n";
+}
+
+}  // namespace tapir

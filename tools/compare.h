@@ -1,0 +1,57 @@
+// Multi-seed comparison of training variants (`tapir compare`, and the
+// building block of `tapir transfer` and the main job). Each (variant, seed)
+// is its own run folder, so an interrupted comparison continues where it
+// stopped: finished runs are reused, unfinished ones resumed.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "optim/train_config.h"
+#include "tools/stats.h"
+
+namespace tapir {
+
+struct Variant {
+  std::string name;               // as given: "baseline", "arch:FILE", "pos=alibi,arch:FILE"
+  std::vector<std::string> args;  // the same as train flags: {"--pos", "alibi", "--arch", "FILE"}
+};
+// Parses a variant spec: comma-separated key=value pairs (any `tapir train`
+// option, without the dashes), "arch:FILE" as a shorthand for arch=FILE, or
+// "baseline" for no change.
+Variant parse_variant(const std::string& spec);
+// The base config with the variant's options applied on top, as if they had
+// been given to `tapir train` after the base's own options.
+TrainConfig apply_variant(const TrainConfig& base, const Variant& variant);
+
+struct SeedRun {
+  uint64_t seed = 0;
+  std::string dir;
+  Curve accuracy, loss;  // first eval split ("test") over steps
+  double steps_to = kNever, seconds_to = kNever;
+  double final_accuracy = 0, best_loss = 0;
+};
+
+struct VariantResult {
+  Variant variant;
+  std::vector<SeedRun> runs;
+  Spread steps, seconds, final_accuracy, best_loss;
+};
+
+struct CompareOptions {
+  TrainConfig base;
+  std::vector<Variant> variants;
+  int seeds = 5;
+  double threshold = 0.99;
+  std::string out_dir;
+  bool quiet = false;
+};
+
+// Trains (or reuses) every run, then summarises.
+std::vector<VariantResult> run_compare(const CompareOptions& options);
+// Reads one finished run folder's curves (for reports).
+SeedRun read_run(const std::string& dir, double threshold);
+
+std::string compare_table_markdown(const std::vector<VariantResult>& results, double threshold);
+std::string compare_json(const std::vector<VariantResult>& results, double threshold);
+
+}  // namespace tapir
