@@ -135,6 +135,12 @@ EvalResult Trainer::evaluate_split(const std::string& split) {
   return result;
 }
 
+std::vector<EvalResult> Trainer::evaluate_and_log(double tokens_per_s) {
+  std::vector<EvalResult> results = evaluate();
+  append_metrics(results, tokens_per_s);
+  return results;
+}
+
 std::vector<EvalResult> Trainer::evaluate() {
   std::vector<EvalResult> results;
   for (const std::string& split : task_->eval_splits()) results.push_back(evaluate_split(split));
@@ -259,8 +265,7 @@ void Trainer::run(const TrainEvents& events) {
     if (events.on_step) events.on_step(stats, steps_per_s);
     if (step_ % config_.eval_every == 0 || step_ == config_.steps) {
       const double tokens_per_s = steps_per_s * static_cast<double>(tokens_per_step);
-      std::vector<EvalResult> results = evaluate();
-      append_metrics(results, tokens_per_s);
+      std::vector<EvalResult> results = evaluate_and_log(tokens_per_s);
       save();
       if (events.on_eval) events.on_eval(step_, results);
       window_start = now_seconds();

@@ -57,6 +57,8 @@ class Trainer {
   void run(const TrainEvents& events = {});
   StepStats train_step();
   std::vector<EvalResult> evaluate();
+  // evaluate(), then one metrics.jsonl line per split.
+  std::vector<EvalResult> evaluate_and_log(double tokens_per_s = 0);
   EvalResult evaluate_split(const std::string& split);
   void save();  // checkpoint and resume file, each written atomically
 
