@@ -20,5 +20,8 @@ Command add_eval_command(CLI::App& app);
 Command add_dump_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_search_command(CLI::App& app);
+Command add_transfer_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 }  // namespace tapir

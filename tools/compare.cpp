@@ -102,39 +102,45 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, bool quie
 
 }  // namespace
 
-std::vector<VariantResult> run_compare(const CompareOptions& options) {
-  TAPIR_CHECK(options.seeds >= 1, "seeds must be at least 1, got ", options.seeds);
-  TAPIR_CHECK(!options.variants.empty(), "compare needs at least one variant");
-  std::vector<VariantResult> results;
-  for (const Variant& variant : options.variants) {
-    VariantResult vr;
-    vr.variant = variant;
-    const TrainConfig config = apply_variant(options.base, variant);  // fails early on bad flags
-    std::vector<double> steps, seconds, finals, losses;
-    for (int s = 0; s < options.seeds; ++s) {
-      TrainConfig seeded = config;
-      seeded.seed = options.base.seed + static_cast<uint64_t>(s);
-      const std::string dir =
-          (fs::path(options.out_dir) / slug(variant.name) / ("seed-" + std::to_string(seeded.seed)))
-              .string();
-      if (!options.quiet)
-        std::printf("%s, seed %llu\n", variant.name.c_str(),
-                    static_cast<unsigned long long>(seeded.seed));
-      train_or_reuse(seeded, dir, options.quiet);
-      SeedRun run = read_run(dir, options.threshold);
-      run.seed = seeded.seed;
-      steps.push_back(run.steps_to);
-      seconds.push_back(run.seconds_to);
-      finals.push_back(run.final_accuracy);
-      losses.push_back(run.best_loss);
-      vr.runs.push_back(std::move(run));
-    }
-    vr.steps = spread(steps);
-    vr.seconds = spread(seconds);
-    vr.final_accuracy = spread(finals);
-    vr.best_loss = spread(losses);
-    results.push_back(std::move(vr));
+VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
+                          double threshold, const std::string& dir, bool quiet) {
+  TAPIR_CHECK(seeds >= 1, "seeds must be at least 1, got ", seeds);
+  VariantResult vr;
+  vr.variant = variant;
+  std::vector<double> steps, seconds, finals, losses;
+  for (int s = 0; s < seeds; ++s) {
+    TrainConfig seeded = config;
+    seeded.seed = config.seed + static_cast<uint64_t>(s);
+    const std::string run_dir = (fs::path(dir) / ("seed-" + std::to_string(seeded.seed))).string();
+    if (!quiet)
+      std::printf("%s, seed %llu\n", variant.name.c_str(),
+                  static_cast<unsigned long long>(seeded.seed));
+    train_or_reuse(seeded, run_dir, quiet);
+    SeedRun run = read_run(run_dir, threshold);
+    run.seed = seeded.seed;
+    steps.push_back(run.steps_to);
+    seconds.push_back(run.seconds_to);
+    finals.push_back(run.final_accuracy);
+    losses.push_back(run.best_loss);
+    vr.runs.push_back(std::move(run));
   }
+  vr.steps = spread(steps);
+  vr.seconds = spread(seconds);
+  vr.final_accuracy = spread(finals);
+  vr.best_loss = spread(losses);
+  return vr;
+}
+
+std::vector<VariantResult> run_compare(const CompareOptions& options) {
+  TAPIR_CHECK(!options.variants.empty(), "compare needs at least one variant");
+  std::vector<TrainConfig> configs;  // all parsed first: a bad variant fails before training
+  for (const Variant& variant : options.variants)
+    configs.push_back(apply_variant(options.base, variant));
+  std::vector<VariantResult> results;
+  for (size_t k = 0; k < configs.size(); ++k)
+    results.push_back(run_variant(
+        configs[k], options.variants[k], options.seeds, options.threshold,
+        (fs::path(options.out_dir) / slug(options.variants[k].name)).string(), options.quiet));
   return results;
 }
 

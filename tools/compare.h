@@ -46,6 +46,10 @@ struct CompareOptions {
   bool quiet = false;
 };
 
+// Trains (or reuses) the runs of one configuration over seeds config.seed,
+// config.seed + 1, ..., in dir/seed-N, and summarises them.
+VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
+                          double threshold, const std::string& dir, bool quiet);
 // Trains (or reuses) every run, then summarises.
 std::vector<VariantResult> run_compare(const CompareOptions& options);
 // Reads one finished run folder's curves (for reports).

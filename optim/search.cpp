@@ -1,0 +1,282 @@
+#include "optim/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "autograd/ops.h"
+#include "engine/file_io.h"
+
+namespace tapir {
+
+namespace fs = std::filesystem;
+
+OptimizerConfig SearchConfig::default_arch_optimizer() {
+  OptimizerConfig c;
+  c.name = "adam";
+  c.beta1 = 0.99;
+  c.beta2 = 0.999;
+  c.eps = 1e-8;
+  c.weight_decay = 0;
+  return c;
+}
+
+void SearchConfig::validate() const {
+  base.validate();
+  TAPIR_CHECK(models >= 1 && models <= 256, "search: models must be in [1, 256], got ", models);
+  TAPIR_CHECK(steps >= 0, "search: steps must be non-negative, got ", steps);
+  TAPIR_CHECK(arch_lr > 0 && std::isfinite(arch_lr), "search: arch-lr must be positive, got ",
+              arch_lr);
+  TAPIR_CHECK(smoothness >= 0, "search: smoothness must be non-negative, got ", smoothness);
+  TAPIR_CHECK(amplitude >= 0, "search: amplitude must be non-negative, got ", amplitude);
+  TAPIR_CHECK(arch_batch >= 0, "search: arch-batch must be non-negative, got ", arch_batch);
+}
+
+Json SearchConfig::to_json() const {
+  Json j = Json::object();
+  j.set("base", base.to_json());
+  j.set("models", models);
+  j.set("steps", steps);
+  j.set("stagger", stagger);
+  Json o = Json::object();
+  o.set("name", arch_optimizer.name);
+  o.set("lr", arch_lr);
+  o.set("beta1", arch_optimizer.beta1);
+  o.set("beta2", arch_optimizer.beta2);
+  o.set("eps", arch_optimizer.eps);
+  j.set("arch_optimizer", o);
+  j.set("arch_grad", arch_grad_mean ? "mean" : "sum");
+  j.set("smoothness", smoothness);
+  j.set("amplitude", amplitude);
+  j.set("arch_batch", arch_batch);
+  j.set("snapshot_every", snapshot_every);
+  return j;
+}
+
+Search::Search(const SearchConfig& config, std::string out_dir)
+    : config_(config), out_dir_(std::move(out_dir)) {
+  config_.validate();
+  if (config_.steps == 0) config_.steps = config_.base.steps;
+  if (config_.arch_batch == 0) config_.arch_batch = config_.base.batch;
+  if (config_.snapshot_every == 0) config_.snapshot_every = config_.base.eval_every;
+  TAPIR_CHECK(config_.base.arch_file.empty(),
+              "search learns its own functions: --arch cannot be given to it");
+  members_.resize(static_cast<size_t>(config_.models));
+  for (int m = 0; m < config_.models; ++m) {
+    members_[static_cast<size_t>(m)].start =
+        config_.stagger ? config_.base.steps * m / config_.models : 0;
+    start_member(m, 0);
+  }
+  // The shared functions start as model 0's initial splines (every model
+  // initialises them identically from the config).
+  Member& first = members_.front();
+  TAPIR_CHECK(!first.splines.empty(),
+              "search needs a model with learned functions (--mlp-act spline and/or --attn "
+              "score-spline or feature-spline)");
+  const auto learned = first.trainer->model().learned_functions();
+  for (size_t k = 0; k < first.splines.size(); ++k) {
+    auto p = std::make_unique<Parameter>();
+    Parameter& src = first.splines[k]->values();
+    p->name = src.name;
+    p->value = HeapTensor(src.tensor().shape(), DType::f32, true);
+    p->decay = false;
+    std::memcpy(p->tensor().raw(), src.tensor().raw(), src.tensor().nbytes());
+    shared_.push_back(std::move(p));
+  }
+  arch_optimizer_ = make_optimizer(config_.arch_optimizer, shared_parameters());
+  if (!out_dir_.empty()) {
+    fs::create_directories(fs::path(out_dir_) / "snapshots");
+    write_file_atomic((fs::path(out_dir_) / "search.json").string(),
+                      to_json(config_.to_json(), 2) + "\n");
+  }
+}
+
+std::string Search::member_dir(int m, int64_t generation) const {
+  if (out_dir_.empty()) return "";
+  std::string name = "model-" + std::to_string(m);
+  if (generation > 0) {
+    name += "-gen-";
+    name += std::to_string(generation);
+  }
+  return (fs::path(out_dir_) / "models" / name).string();
+}
+
+void Search::start_member(int m, int64_t generation) {
+  Member& member = members_[static_cast<size_t>(m)];
+  TrainConfig c = config_.base;
+  // Model m, generation g: a seed of its own, and the D_arch stream next to it.
+  c.seed = config_.base.seed + static_cast<uint64_t>(generation * config_.models + m);
+  member.trainer = std::make_unique<Trainer>(c, member_dir(m, generation));
+  member.trainer->start_fresh(/*force=*/true);
+  member.generation = generation;
+  member.arch_rng = Rng(c.seed, 2);
+  member.splines.clear();
+  member.weights.clear();
+  for (const auto& f : member.trainer->model().learned_functions())
+    member.splines.push_back(f.spline);
+  for (Parameter* p : member.trainer->model().parameters()) {
+    bool is_spline = false;
+    for (Spline* s : member.splines) is_spline = is_spline || &s->values() == p;
+    if (!is_spline) member.weights.push_back(p);
+  }
+}
+
+std::vector<Parameter*> Search::shared_parameters() {
+  std::vector<Parameter*> out;
+  for (auto& p : shared_) out.push_back(p.get());
+  return out;
+}
+
+bool Search::active(int model) const {
+  return step_ >= members_[static_cast<size_t>(model)].start;
+}
+
+void Search::copy_shared_into(Member& member) {
+  for (size_t k = 0; k < shared_.size(); ++k)
+    std::memcpy(member.splines[k]->values().tensor().raw(), shared_[k]->tensor().raw(),
+                shared_[k]->tensor().nbytes());
+}
+
+double Search::arch_backward(int model) {
+  Member& member = members_[static_cast<size_t>(model)];
+  Trainer& trainer = *member.trainer;
+  copy_shared_into(member);
+  // Weights frozen: the D_arch loss reaches only the splines.
+  for (Parameter* p : member.weights) p->set_frozen(true);
+  for (Spline* s : member.splines) {
+    s->values().set_frozen(false);
+    s->values().value.zero_grad();
+  }
+  Batch batch;
+  trainer.task().sample("arch", config_.arch_batch, member.arch_rng, batch);
+  const BatchTensors t = to_tensors(batch);
+  Tensor loss = cross_entropy(trainer.model().forward(t.tokens), t.targets, t.mask);
+  const double value = loss.item();
+  TAPIR_CHECK(std::isfinite(value), "search: D_arch loss of model ", model, " became ", value,
+              " at step ", step_ + 1);
+  backward(loss);
+  reset_step();
+  for (size_t k = 0; k < shared_.size(); ++k) {
+    Tensor g = member.splines[k]->values().tensor();
+    float* dst = shared_[k]->tensor().grad<float>();
+    const float* src = g.grad<float>();
+    for (int64_t i = 0; i < g.numel(); ++i) dst[i] += src[i];
+    member.splines[k]->values().value.zero_grad();
+  }
+  for (Parameter* p : member.weights) p->set_frozen(false);
+  return value;
+}
+
+void Search::weights_step(int model) {
+  Member& member = members_[static_cast<size_t>(model)];
+  copy_shared_into(member);
+  // Splines frozen: the D_wts step moves only the weights.
+  for (Spline* s : member.splines) s->values().set_frozen(true);
+  member.trainer->train_step();
+  for (Spline* s : member.splines) s->values().set_frozen(false);
+}
+
+void Search::add_smoothness_gradient() {
+  // d/dv of lambda * sum_k (v[k-1] - 2 v[k] + v[k+1])^2, per row.
+  const double lambda = config_.smoothness;
+  for (auto& p : shared_) {
+    Tensor t = p->tensor();
+    const int64_t K = t.shape().last(), rows = t.numel() / K;
+    const float* v = t.data<float>();
+    float* g = t.grad<float>();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 1; k + 1 < K; ++k) {
+        const double d2 = double(v[r * K + k - 1]) - 2.0 * v[r * K + k] + v[r * K + k + 1];
+        const double c = 2.0 * lambda * d2;
+        g[r * K + k - 1] += static_cast<float>(c);
+        g[r * K + k] += static_cast<float>(-2.0 * c);
+        g[r * K + k + 1] += static_cast<float>(c);
+      }
+  }
+}
+
+void Search::step() {
+  for (auto& p : shared_) p->value.zero_grad();
+  int active_models = 0;
+  double arch_loss = 0;
+  for (int m = 0; m < config_.models; ++m) {
+    if (!active(m)) continue;
+    ++active_models;
+    arch_loss += arch_backward(m);
+    weights_step(m);
+  }
+  if (active_models > 0) {
+    if (config_.arch_grad_mean)
+      for (auto& p : shared_) {
+        float* g = p->tensor().grad<float>();
+        for (int64_t i = 0; i < p->tensor().numel(); ++i) g[i] /= float(active_models);
+      }
+    if (config_.smoothness > 0) add_smoothness_gradient();
+    arch_optimizer_->step(config_.arch_lr);
+    if (config_.amplitude > 0)
+      for (auto& p : shared_) {
+        float* v = p->tensor().data<float>();
+        const float a = static_cast<float>(config_.amplitude);
+        for (int64_t i = 0; i < p->tensor().numel(); ++i) v[i] = std::clamp(v[i], -a, a);
+      }
+    last_arch_loss_ = arch_loss / active_models;
+  }
+  ++step_;
+  // Models that finished their lifetime start over (staggered search only).
+  if (config_.stagger)
+    for (int m = 0; m < config_.models; ++m) {
+      Member& member = members_[static_cast<size_t>(m)];
+      if (active(m) && member.trainer->step() >= config_.base.steps) {
+        member.start = step_;
+        start_member(m, member.generation + 1);
+      }
+    }
+}
+
+Architecture Search::architecture() {
+  Trainer& t = *members_.front().trainer;
+  copy_shared_into(members_.front());
+  return architecture_of(t.model());
+}
+
+void Search::run(const Events& events) {
+  while (step_ < config_.steps) {
+    step();
+    int active_models = 0;
+    for (int m = 0; m < config_.models; ++m) active_models += active(m) ? 1 : 0;
+    if (events.on_step) events.on_step(step_, active_models, last_arch_loss_);
+    const bool last = step_ == config_.steps;
+    if (step_ % config_.base.eval_every == 0 || last) {
+      double total = 0;
+      int counted = 0;
+      for (int m = 0; m < config_.models; ++m) {
+        Member& member = members_[static_cast<size_t>(m)];
+        if (!active(m) || member.trainer->step() == 0) continue;
+        copy_shared_into(member);
+        total += member.trainer->evaluate_and_log().front().tally.all.accuracy();
+        ++counted;
+      }
+      const double mean_accuracy = counted ? total / counted : 0;
+      if (!out_dir_.empty()) {
+        Json line = Json::object();
+        line.set("step", step_);
+        line.set("arch_loss", last_arch_loss_);
+        line.set("active_models", active_models);
+        line.set("mean_test_accuracy", mean_accuracy);
+        append_line((fs::path(out_dir_) / "search.jsonl").string(), to_json(line));
+      }
+      if (events.on_eval) events.on_eval(step_, mean_accuracy);
+    }
+    if (!out_dir_.empty() && (step_ % config_.snapshot_every == 0 || last)) {
+      char name[64];
+      std::snprintf(name, sizeof name, "arch-step-%08lld.safetensors",
+                    static_cast<long long>(step_));
+      save_architecture((fs::path(out_dir_) / "snapshots" / name).string(), architecture());
+    }
+  }
+  if (!out_dir_.empty())
+    save_architecture((fs::path(out_dir_) / "arch.safetensors").string(), architecture());
+}
+
+}  // namespace tapir

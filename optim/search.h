@@ -1,0 +1,98 @@
+// Stage I of the learned-nonlinearity method (Teney et al., ICLR 2026): M
+// models with their own weights, optimizer state and seeds share one set of
+// learned functions (the splines of nn/spline.h). Every step, each active
+// model
+//   1. computes the loss of a batch from D_arch (the task's "arch" split)
+//      with its weights frozen, and adds the gradient of its splines to the
+//      shared functions' gradient;
+//   2. takes one ordinary training step on a batch from D_wts (the "train"
+//      split) with the splines frozen.
+// Then the shared functions take one step of their own optimizer (Adam, lr
+// 0.1, betas (0.99, 0.999) by default) on the summed (or averaged) D_arch
+// gradient. Both gradients are taken at the same parameters, so the two
+// updates are simultaneous, not alternating. Weights never receive D_arch
+// gradients and the splines never receive D_wts gradients
+// (tests/test_search.cpp proves the routing).
+//
+// Staggered starts (optional): model m starts at step m * N / M, where N is
+// a model's lifetime (base.steps); a model that has taken N steps is
+// re-initialised with a fresh seed, so the shared functions keep seeing
+// models at every stage of training, including after they generalise.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/architecture.h"
+#include "optim/trainer.h"
+
+namespace tapir {
+
+struct SearchConfig {
+  TrainConfig base;         // task, model (with learned functions), weight optimizer, ...
+                            // base.steps = one model's lifetime N
+  int models = 8;           // M
+  int64_t steps = 0;        // total steps of the search (0: base.steps)
+  bool stagger = false;     // staggered starts and re-initialisation
+  OptimizerConfig arch_optimizer = default_arch_optimizer();
+  double arch_lr = 0.1;
+  bool arch_grad_mean = false;  // average over active models instead of summing
+  double smoothness = 0;        // weight of sum (v[k-1] - 2 v[k] + v[k+1])^2 per function
+  double amplitude = 0;         // keep |v| <= amplitude after each step (0: no bound)
+  int64_t arch_batch = 0;       // D_arch batch size (0: base.batch)
+  int64_t snapshot_every = 0;   // save the functions every N steps (0: base.eval_every)
+
+  static OptimizerConfig default_arch_optimizer();
+  void validate() const;
+  Json to_json() const;
+};
+
+class Search {
+ public:
+  // out_dir may be empty (tests): nothing is written.
+  Search(const SearchConfig& config, std::string out_dir);
+
+  struct Events {
+    std::function<void(int64_t step, int active, double arch_loss)> on_step;
+    std::function<void(int64_t step, double mean_test_accuracy)> on_eval;
+  };
+  void run(const Events& events = {});
+  void step();  // one step of every active model and of the shared functions
+
+  // The two halves of a model's step, public so tests can check the routing.
+  // Returns the D_arch loss; the splines' gradients are moved into the
+  // shared functions' gradient.
+  double arch_backward(int model);
+  void weights_step(int model);
+
+  Architecture architecture();  // the shared functions as they are now
+  int64_t steps_done() const { return step_; }
+  Trainer& trainer(int model) { return *members_[static_cast<size_t>(model)].trainer; }
+  std::vector<Parameter*> shared_parameters();
+  bool active(int model) const;
+
+ private:
+  struct Member {
+    std::unique_ptr<Trainer> trainer;
+    int64_t start = 0;       // global step at which it begins
+    int64_t generation = 0;  // times re-initialised
+    Rng arch_rng{0, 2};
+    std::vector<Spline*> splines;     // its copies of the shared functions
+    std::vector<Parameter*> weights;  // everything else
+  };
+  void start_member(int m, int64_t generation);
+  void copy_shared_into(Member& member);
+  void add_smoothness_gradient();
+  std::string member_dir(int m, int64_t generation) const;
+
+  SearchConfig config_;
+  std::string out_dir_;
+  std::vector<Member> members_;
+  std::vector<std::unique_ptr<Parameter>> shared_;
+  std::unique_ptr<Optimizer> arch_optimizer_;
+  int64_t step_ = 0;
+  double last_arch_loss_ = 0;
+};
+
+}  // namespace tapir

@@ -1,0 +1,100 @@
+// `tapir search`: Stage I, M models sharing one set of learned functions
+// (optim/search.h). Writes DIR/arch.safetensors, snapshots of the functions
+// over time, each model's metrics and the search's own log.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "optim/search.h"
+#include "tools/commands.h"
+#include "tools/report_text.h"
+#include "tools/train_options.h"
+
+namespace tapir {
+
+Command add_search_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "search", "Stage I: learn shared nonlinearities with M models (writes arch.safetensors)");
+  struct Options {
+    TrainOptions train;
+    SearchConfig search;
+    std::string arch_grad = "sum", out;
+    bool force = false, quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  o->train.config.model.mlp_act = "spline";  // a search learns something by default
+  add_train_options(*cmd, o->train);
+  auto* g = "Search";
+  SearchConfig& s = o->search;
+  cmd->add_option("--models", s.models, "Models sharing the functions (M)")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--search-steps", s.steps, "Steps of the search (0: --steps, one lifetime)")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_flag("--stagger", s.stagger,
+                "Model m starts at step m*N/M and restarts after N steps (N = --steps)")
+      ->group(g);
+  cmd->add_option("--arch-optimizer", s.arch_optimizer.name, "Optimizer of the functions")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--arch-lr", s.arch_lr, "Learning rate of the functions")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--arch-beta1", s.arch_optimizer.beta1, "Their Adam beta1")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--arch-beta2", s.arch_optimizer.beta2, "Their Adam beta2")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--arch-grad", o->arch_grad, "Combine the models' D_arch gradients: sum | mean")
+      ->group(g)
+      ->check(CLI::IsMember({"sum", "mean"}))
+      ->capture_default_str();
+  cmd->add_option("--smoothness", s.smoothness, "Penalty on squared second differences of knots")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--amplitude", s.amplitude, "Bound |knot value| after each step (0: none)")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--arch-batch", s.arch_batch, "D_arch batch size (0: --batch)")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--snapshot-every", s.snapshot_every, "Save the functions every N steps")
+      ->group(g)
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Search folder")->required();
+  cmd->add_flag("--force", o->force, "Overwrite an existing folder");
+  cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
+  return {cmd, [o, cmd]() {
+            namespace fs = std::filesystem;
+            SearchConfig config = o->search;
+            config.base = finish_train_options(*cmd, o->train);
+            config.arch_grad_mean = o->arch_grad == "mean";
+            if (fs::exists(o->out)) {
+              TAPIR_CHECK(o->force, "output folder ", o->out,
+                          " already exists (use --force to overwrite it)");
+              fs::remove_all(o->out);
+            }
+            Search search(config, o->out);
+            const auto start = std::chrono::steady_clock::now();
+            Search::Events events;
+            if (!o->quiet)
+              events.on_eval = [&](int64_t step, double accuracy) {
+                const double secs =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                        .count();
+                std::printf("search step %lld: mean test accuracy of the models %.4f (%s)\n",
+                            static_cast<long long>(step), accuracy,
+                            format_duration(secs).c_str());
+                std::fflush(stdout);
+              };
+            search.run(events);
+            if (!o->quiet)
+              std::printf("wrote %s/arch.safetensors (snapshots in %s/snapshots)\n",
+                          o->out.c_str(), o->out.c_str());
+            return 0;
+          }};
+}
+
+}  // namespace tapir

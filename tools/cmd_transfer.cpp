@@ -1,0 +1,68 @@
+// `tapir transfer`: the cross-task transfer matrix of Teney et al. For every
+// task, a Stage I search (reused when DIR/search-TASK/arch.safetensors
+// exists); then, for every (architecture task, training task) pair, fresh
+// models trained with that task's frozen functions, and the baseline for
+// every task; the matrix shows each cell's metric relative to the baseline.
+// Every search and cell is its own folder, so a killed run continues where
+// it stopped.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "engine/file_io.h"
+#include "optim/search.h"
+#include "tools/commands.h"
+#include "tools/compare.h"
+#include "tools/transfer.h"
+#include "tools/train_options.h"
+
+namespace tapir {
+
+Command add_transfer_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("transfer", "Cross-task transfer matrix of learned functions");
+  struct Options {
+    TrainOptions train;
+    TransferOptions transfer;
+    std::string tasks = "add,mano,dyck,copy";
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  o->train.config.model.mlp_act = "spline";
+  add_train_options(*cmd, o->train);
+  TransferOptions& t = o->transfer;
+  cmd->add_option("--tasks", o->tasks, "Comma-separated tasks (rows and columns)")
+      ->capture_default_str();
+  cmd->add_option("--search-steps", t.search_steps, "Steps of each Stage I search")
+      ->capture_default_str();
+  cmd->add_option("--models", t.models, "Models per search")->capture_default_str();
+  cmd->add_flag("--stagger", t.stagger, "Staggered searches (see tapir search)");
+  cmd->add_option("--seeds", t.seeds, "Seeds per cell")->capture_default_str();
+  cmd->add_option("--threshold", t.threshold, "Accuracy counted as solved")->capture_default_str();
+  cmd->add_option("--metric", t.metric,
+                  "Cell value: accuracy (final test accuracy minus the baseline's) or steps "
+                  "(baseline's median steps to threshold / the cell's)")
+      ->check(CLI::IsMember({"accuracy", "steps"}))
+      ->capture_default_str();
+  cmd->add_option("--out", t.out_dir, "Folder for searches, cells and the matrix")->required();
+  cmd->add_flag("--quiet", o->quiet, "Print only the matrix");
+  return {cmd, [o, cmd]() {
+            TransferOptions t = o->transfer;
+            t.base = finish_train_options(*cmd, o->train);
+            std::stringstream in(o->tasks);
+            std::string task;
+            while (std::getline(in, task, ','))
+              if (!task.empty()) t.tasks.push_back(task);
+            t.quiet = o->quiet;
+            const TransferResult r = run_transfer(t);
+            const std::string table = transfer_markdown(r);
+            write_file_atomic(t.out_dir + "/transfer.md", table);
+            write_file_atomic(t.out_dir + "/transfer.json", transfer_json(r));
+            write_file_atomic(t.out_dir + "/transfer.svg", transfer_svg(r));
+            std::printf("\n%s\nwrote %s/transfer.md, transfer.json and transfer.svg\n",
+                        table.c_str(), t.out_dir.c_str());
+            return 0;
+          }};
+}
+
+}  // namespace tapir

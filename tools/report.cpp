@@ -1,0 +1,220 @@
+#include "tools/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "engine/file_io.h"
+#include "engine/json.h"
+#include "nn/architecture.h"
+#include "tools/arch_plot.h"
+#include "tools/compare.h"
+#include "tools/svg.h"
+
+namespace tapir {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string html_escape(const std::string& s) { return svg_escape(s); }
+
+std::string page(const std::string& title, const std::string& body) {
+  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
+         "</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;"
+         "padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}"
+         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f4f4f4}"
+         "td:first-child{text-align:left}pre{background:#f7f7f7;padding:1em;overflow:auto}"
+         "</style></head><body>\n<h1>" +
+         html_escape(title) + "</h1>\n" + body + "</body></html>\n";
+}
+
+// A Markdown pipe table (as tapir writes them) as an HTML table.
+std::string markdown_table_html(const std::string& md) {
+  std::istringstream in(md);
+  std::string line, out = "<table>\n";
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.size() < 2 || line[0] != '|') {
+      if (!line.empty()) out += "</table>\n<p>" + html_escape(line) + "</p>\n<table>\n";
+      continue;
+    }
+    if (line.find("---") != std::string::npos) continue;
+    out += "<tr>";
+    std::stringstream cells(line.substr(1));
+    std::string cell;
+    while (std::getline(cells, cell, '|')) {
+      const size_t a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+      const std::string text = a == std::string::npos ? "" : cell.substr(a, b - a + 1);
+      out += header ? "<th>" + html_escape(text) + "</th>" : "<td>" + html_escape(text) + "</td>";
+    }
+    out += "</tr>\n";
+    header = false;
+  }
+  return out + "</table>\n";
+}
+
+struct Metrics {
+  std::map<std::string, std::vector<std::pair<double, double>>> accuracy, loss;  // split -> (step, v)
+  std::map<std::string, Json> last_groups;  // split -> groups of its last evaluation
+  std::string group_by;
+};
+
+Metrics read_metrics(const std::string& path) {
+  Metrics m;
+  std::istringstream in(read_file(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const Json j = parse_json(line);
+    const std::string split = j.at("split").as_string();
+    const double step = j.at("step").as_double();
+    m.accuracy[split].push_back({step, j.at("accuracy").as_double()});
+    m.loss[split].push_back({step, j.at("loss").as_double()});
+    if (const Json* g = j.find("groups")) {
+      m.last_groups[split] = *g;
+      m.group_by = j.at("group_by").as_string();
+    }
+  }
+  return m;
+}
+
+SvgPanel curve_panel(const std::string& title, const std::string& y_label,
+                     const std::map<std::string, std::vector<std::pair<double, double>>>& data) {
+  SvgPanel p;
+  p.title = title;
+  p.x_label = "step";
+  p.y_label = y_label;
+  for (const auto& [split, points] : data) {
+    SvgSeries s;
+    s.label = split;
+    for (const auto& [x, y] : points) {
+      s.x.push_back(x);
+      s.y.push_back(y);
+    }
+    p.series.push_back(std::move(s));
+  }
+  return p;
+}
+
+std::string run_section(const std::string& dir) {
+  std::string body;
+  const Metrics m = read_metrics((fs::path(dir) / "metrics.jsonl").string());
+  body += "<h2>Learning curves</h2>\n" +
+          svg_figure("", {curve_panel("accuracy", "accuracy", m.accuracy),
+                          curve_panel("loss", "loss (nats per token)", m.loss)});
+  // Per-group tables (length, depth, ...) of the last evaluation of every
+  // split: for copy, the length-generalisation table.
+  for (const auto& [split, groups] : m.last_groups) {
+    body += "<h2>" + html_escape(split) + " by " + html_escape(m.group_by) +
+            " (last evaluation)</h2>\n<table><tr><th>" +
+            html_escape(m.group_by) + "</th><th>examples</th><th>accuracy</th><th>token accuracy"
+            "</th></tr>\n";
+    for (const auto& [key, g] : groups.as_object()) {
+      char row[256];
+      std::snprintf(row, sizeof row, "<tr><td>%s</td><td>%lld</td><td>%.4f</td><td>%.4f</td></tr>\n",
+                    html_escape(key).c_str(), static_cast<long long>(g.at("examples").as_int()),
+                    g.at("accuracy").as_double(), g.at("token_accuracy").as_double());
+      body += row;
+    }
+    body += "</table>\n";
+  }
+  const fs::path arch = fs::path(dir) / "arch.safetensors";
+  if (fs::exists(arch))
+    body += "<h2>Learned functions</h2>\n" + architecture_svg(load_architecture(arch.string()));
+  body += "<h2>Configuration</h2>\n<pre>" +
+          html_escape(read_file((fs::path(dir) / "config.json").string())) + "</pre>\n";
+  return body;
+}
+
+std::string compare_section(const std::string& dir) {
+  std::string body = "<h2>Comparison</h2>\n" +
+                     markdown_table_html(read_file((fs::path(dir) / "compare.md").string()));
+  const Json j = parse_json(read_file((fs::path(dir) / "compare.json").string()));
+  const double threshold = j.at("threshold").as_double();
+  SvgPanel acc, loss;
+  acc.title = "test accuracy (median, band: min to max over seeds)";
+  loss.title = "test loss (median, band: min to max over seeds)";
+  acc.x_label = loss.x_label = "step";
+  acc.y_label = "accuracy";
+  loss.y_label = "loss";
+  size_t index = 0;
+  for (const Json& v : j.at("variants").as_array()) {
+    std::vector<Curve> accs, losses;
+    for (const Json& run : v.at("runs").as_array()) {
+      SeedRun r = read_run(run.at("dir").as_string(), threshold);
+      accs.push_back(r.accuracy);
+      losses.push_back(r.loss);
+    }
+    for (auto [panel, curves] : {std::pair{&acc, &accs}, std::pair{&loss, &losses}}) {
+      const Band b = band(*curves);
+      SvgSeries s;
+      s.label = v.at("variant").as_string();
+      s.color = svg_palette(index);
+      for (size_t i = 0; i < b.steps.size(); ++i) {
+        s.x.push_back(double(b.steps[i]));
+        s.y.push_back(b.median[i]);
+      }
+      s.band_lo = b.min;
+      s.band_hi = b.max;
+      panel->series.push_back(std::move(s));
+    }
+    ++index;
+  }
+  body += svg_figure("", {acc, loss});
+  return body;
+}
+
+std::string search_section(const std::string& dir) {
+  std::string body = "<h2>Stage I search</h2>\n";
+  std::map<std::string, std::vector<std::pair<double, double>>> acc, loss;
+  std::istringstream in(read_file((fs::path(dir) / "search.jsonl").string()));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const Json j = parse_json(line);
+    acc["models' mean test accuracy"].push_back(
+        {j.at("step").as_double(), j.at("mean_test_accuracy").as_double()});
+    loss["D_arch loss"].push_back({j.at("step").as_double(), j.at("arch_loss").as_double()});
+  }
+  body += svg_figure("", {curve_panel("models", "accuracy", acc),
+                          curve_panel("shared functions", "loss", loss)});
+  // The functions as they evolved: a few snapshots, then the final one.
+  std::vector<fs::path> snapshots;
+  if (fs::exists(fs::path(dir) / "snapshots"))
+    for (const auto& e : fs::directory_iterator(fs::path(dir) / "snapshots"))
+      snapshots.push_back(e.path());
+  std::sort(snapshots.begin(), snapshots.end());
+  if (snapshots.size() > 3) snapshots = {snapshots.front(), snapshots[snapshots.size() / 2], snapshots.back()};
+  for (const fs::path& s : snapshots)
+    body += "<h3>" + html_escape(s.filename().string()) + "</h3>\n" +
+            architecture_svg(load_architecture(s.string()));
+  body += "<h2>Configuration</h2>\n<pre>" +
+          html_escape(read_file((fs::path(dir) / "search.json").string())) + "</pre>\n";
+  return body;
+}
+
+std::string transfer_section(const std::string& dir) {
+  return "<h2>Transfer matrix</h2>\n" +
+         markdown_table_html(read_file((fs::path(dir) / "transfer.md").string())) +
+         read_file((fs::path(dir) / "transfer.svg").string());
+}
+
+}  // namespace
+
+std::string build_report(const std::string& dir) {
+  TAPIR_CHECK(fs::is_directory(dir), "report: ", dir, " is not a folder");
+  const fs::path d(dir);
+  if (fs::exists(d / "transfer.json")) return page("tapir transfer: " + dir, transfer_section(dir));
+  if (fs::exists(d / "compare.json")) return page("tapir compare: " + dir, compare_section(dir));
+  if (fs::exists(d / "search.json")) return page("tapir search: " + dir, search_section(dir));
+  if (fs::exists(d / "metrics.jsonl") && fs::exists(d / "config.json"))
+    return page("tapir run: " + dir, run_section(dir));
+  fail("report: ", dir,
+       " holds no tapir run (config.json + metrics.jsonl), comparison (compare.json), search "
+       "(search.json) or transfer (transfer.json)");
+}
+
+}  // namespace tapir

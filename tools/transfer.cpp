@@ -1,0 +1,206 @@
+#include "tools/transfer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/json.h"
+#include "optim/search.h"
+#include "tools/svg.h"
+
+namespace tapir {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A task's configuration: the shared model and loop settings, the task's own
+// default options (options of one task mean nothing to another).
+TrainConfig for_task(const TrainConfig& base, const std::string& task) {
+  TrainConfig c = base;
+  c.task = task;
+  c.task_options = TaskOptions();
+  c.model.context = 0;
+  c.arch_file.clear();
+  return c;
+}
+
+std::string search_folder(const TransferOptions& o, const std::string& task) {
+  return (fs::path(o.out_dir) / ("search-" + task)).string();
+}
+
+// Runs the Stage I search of a task unless its architecture file exists.
+std::string ensure_search(const TransferOptions& o, const std::string& task) {
+  const std::string dir = search_folder(o, task);
+  const std::string arch = (fs::path(dir) / "arch.safetensors").string();
+  if (fs::exists(arch)) return arch;
+  if (!o.quiet) std::printf("Stage I search on %s\n", task.c_str());
+  fs::remove_all(dir);  // an interrupted search starts over
+  SearchConfig s;
+  s.base = for_task(o.base, task);
+  s.models = o.models;
+  s.steps = o.search_steps;
+  s.stagger = o.stagger;
+  Search search(s, dir);
+  search.run();
+  return arch;
+}
+
+double relative_value(const std::string& metric, const VariantResult& cell,
+                      const VariantResult& baseline) {
+  if (metric == "accuracy") return cell.final_accuracy.median - baseline.final_accuracy.median;
+  // steps: the speed-up, baseline steps / cell steps (> 1: faster than baseline).
+  const double b = baseline.steps.median, c = cell.steps.median;
+  if (std::isinf(c)) return std::isinf(b) ? std::nan("") : 0.0;
+  if (std::isinf(b)) return INFINITY;
+  return b / c;
+}
+
+std::string format_cell(double v, const std::string& metric) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, metric == "accuracy" ? "%+.3f" : "%.2fx", v);
+  return buf;
+}
+
+}  // namespace
+
+TransferResult run_transfer(const TransferOptions& o) {
+  TAPIR_CHECK(!o.tasks.empty(), "transfer needs at least one task");
+  TAPIR_CHECK(o.base.model.mlp_act == "spline" || o.base.model.attn != "softmax",
+              "transfer needs learned functions: --mlp-act spline and/or a learned --attn");
+  fs::create_directories(o.out_dir);
+  TransferResult r;
+  r.tasks = o.tasks;
+  r.metric = o.metric;
+  std::vector<std::string> archs;
+  for (const std::string& task : o.tasks) archs.push_back(ensure_search(o, task));
+  for (const std::string& task : o.tasks) {
+    // The baseline: GeLU and softmax, everything else the same.
+    TrainConfig c = for_task(o.base, task);
+    c.model.mlp_act = "gelu";
+    c.model.attn = "softmax";
+    r.baselines.push_back(run_variant(c, Variant{"baseline/" + task, {}}, o.seeds, o.threshold,
+                                      (fs::path(o.out_dir) / "cells" / ("baseline-" + task)).string(),
+                                      o.quiet));
+  }
+  for (size_t row = 0; row < o.tasks.size(); ++row) {
+    r.cells.emplace_back();
+    r.relative.emplace_back();
+    for (size_t col = 0; col < o.tasks.size(); ++col) {
+      TrainConfig c = for_task(o.base, o.tasks[col]);
+      c.arch_file = archs[row];
+      const std::string name = o.tasks[row] + "->" + o.tasks[col];
+      const std::string dir =
+          (fs::path(o.out_dir) / "cells" / ("arch-" + o.tasks[row] + "-on-" + o.tasks[col])).string();
+      r.cells.back().push_back(run_variant(c, Variant{name, {}}, o.seeds, o.threshold, dir, o.quiet));
+      r.relative.back().push_back(relative_value(o.metric, r.cells.back().back(), r.baselines[col]));
+    }
+  }
+  return r;
+}
+
+std::string transfer_markdown(const TransferResult& r) {
+  std::string out = r.metric == "accuracy"
+                        ? "Final test accuracy minus the baseline's (median over seeds).\n\n"
+                        : "Speed-up to the threshold: baseline median steps / cell median steps.\n\n";
+  out += "| functions from \\ trained on |";
+  for (const std::string& t : r.tasks) out += " " + t + " |";
+  out += "\n|---|";
+  for (size_t i = 0; i < r.tasks.size(); ++i) out += "---|";
+  out += "\n";
+  for (size_t row = 0; row < r.tasks.size(); ++row) {
+    out += "| " + r.tasks[row] + " |";
+    for (size_t col = 0; col < r.tasks.size(); ++col)
+      out += " " + format_cell(r.relative[row][col], r.metric) + " |";
+    out += "\n";
+  }
+  out += "| baseline (absolute) |";
+  char buf[64];
+  for (const VariantResult& b : r.baselines) {
+    if (r.metric == "accuracy")
+      std::snprintf(buf, sizeof buf, " %.3f |", b.final_accuracy.median);
+    else
+      std::snprintf(buf, sizeof buf, " %s steps |", format_steps(b.steps.median).c_str());
+    out += buf;
+  }
+  return out + "\n";
+}
+
+std::string transfer_json(const TransferResult& r) {
+  Json root = Json::object();
+  root.set("metric", r.metric);
+  Json tasks = Json::array();
+  for (const std::string& t : r.tasks) tasks.push_back(t);
+  root.set("tasks", tasks);
+  Json matrix = Json::array();
+  for (const auto& row : r.relative) {
+    Json jr = Json::array();
+    for (double v : row) jr.push_back(std::isfinite(v) ? Json(v) : Json(nullptr));
+    matrix.push_back(jr);
+  }
+  root.set("relative", matrix);
+  Json base = Json::array();
+  for (const VariantResult& b : r.baselines) {
+    Json j = Json::object();
+    j.set("final_accuracy", b.final_accuracy.median);
+    j.set("steps_to_threshold",
+          std::isfinite(b.steps.median) ? Json(b.steps.median) : Json(nullptr));
+    base.push_back(j);
+  }
+  root.set("baselines", base);
+  return to_json(root, 2) + "\n";
+}
+
+std::string transfer_svg(const TransferResult& r) {
+  const size_t n = r.tasks.size();
+  const double cell = 70, left = 110, top = 60;
+  const double width = left + cell * double(n) + 20, height = top + cell * double(n) + 40;
+  double scale = 1e-9;  // largest |deviation from "no change"|, for the colour scale
+  const double neutral = r.metric == "accuracy" ? 0.0 : 1.0;
+  for (const auto& row : r.relative)
+    for (double v : row)
+      if (std::isfinite(v)) scale = std::max(scale, std::fabs(v - neutral));
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" "
+                "height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"20\" font-size=\"14\">%s"
+                "</text>\n",
+                width, height, left,
+                r.metric == "accuracy" ? "test accuracy vs baseline (rows: functions from)"
+                                       : "speed-up vs baseline (rows: functions from)");
+  std::string svg = buf;
+  for (size_t i = 0; i < n; ++i) {
+    std::snprintf(buf, sizeof buf,
+                  "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
+                  "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>\n",
+                  left + cell * (double(i) + 0.5), top - 8, svg_escape(r.tasks[i]).c_str(),
+                  left - 8, top + cell * (double(i) + 0.55), svg_escape(r.tasks[i]).c_str());
+    svg += buf;
+  }
+  for (size_t row = 0; row < n; ++row)
+    for (size_t col = 0; col < n; ++col) {
+      const double v = r.relative[row][col];
+      std::string fill = "#dddddd";
+      if (std::isfinite(v)) {
+        // Blue for better than the baseline, red for worse, white for equal.
+        const double t = std::clamp((v - neutral) / scale, -1.0, 1.0);
+        const int fade = static_cast<int>(255 * (1 - std::fabs(t)));
+        std::snprintf(buf, sizeof buf, t >= 0 ? "rgb(%d,%d,255)" : "rgb(255,%d,%d)", fade, fade);
+        fill = buf;
+      }
+      std::snprintf(buf, sizeof buf,
+                    "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\" "
+                    "stroke=\"#888\"/>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s"
+                    "</text>\n",
+                    left + cell * double(col), top + cell * double(row), cell, cell, fill.c_str(),
+                    left + cell * (double(col) + 0.5), top + cell * (double(row) + 0.55),
+                    format_cell(v, r.metric).c_str());
+      svg += buf;
+    }
+  return svg + "</svg>\n";
+}
+
+}  // namespace tapir

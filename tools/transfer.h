@@ -1,0 +1,38 @@
+// The transfer matrix (`tapir transfer`): searches per task, then cells of
+// (architecture task, training task) and per-task baselines, all reusable.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "optim/train_config.h"
+#include "tools/compare.h"
+
+namespace tapir {
+
+struct TransferOptions {
+  TrainConfig base;  // model, optimizer, steps per cell; task comes from `tasks`
+  std::vector<std::string> tasks;
+  int64_t search_steps = 1000;
+  int models = 4;
+  bool stagger = false;
+  int seeds = 2;
+  double threshold = 0.99;
+  std::string metric = "accuracy";  // accuracy | steps
+  std::string out_dir;
+  bool quiet = false;
+};
+
+struct TransferResult {
+  std::vector<std::string> tasks;
+  std::string metric;
+  std::vector<VariantResult> baselines;           // per column task
+  std::vector<std::vector<VariantResult>> cells;  // [row: arch task][column: trained task]
+  std::vector<std::vector<double>> relative;      // the matrix shown
+};
+
+TransferResult run_transfer(const TransferOptions& options);
+std::string transfer_markdown(const TransferResult& r);
+std::string transfer_json(const TransferResult& r);
+std::string transfer_svg(const TransferResult& r);
+
+}  // namespace tapir
