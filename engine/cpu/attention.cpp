@@ -61,9 +61,8 @@ void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, 
           T* srow = scores + pair * T_len * T_len + i * T_len;
           for (int64_t j = 0; j <= i; ++j) {
             srow[j] = row[j];
-            const T u = loc.units(row[j]);
-            const int32_t kk = loc.interval(u);
-            row[j] = spline_value(gv, kk, loc.position(u, kk));
+            const int32_t kk = loc.interval(loc.units(row[j]));
+            row[j] = spline_value(gv, kk, loc.position(row[j], kk));
           }
           for (int64_t j = i + 1; j < T_len; ++j) srow[j] = 0;
         }
@@ -110,14 +109,14 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
       ConstStrided<T> q(qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
       ConstStrided<T> k(qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));
       ConstStrided<T> v(qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
-      Strided<T> dq(d_qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
-      Strided<T> dk(d_qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));
-      Strided<T> dv(d_qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
       Eigen::Map<const RowMatrix<T>> p(probs + pair * T_len * T_len, T_len, T_len);
       ConstStrided<T> d_o(d_out + b * T_len * C + h * D, T_len, D, Eigen::OuterStride<>(C));
       Eigen::Map<RowMatrix<T>> ds(scratch.data(), T_len, T_len);
 
-      dv.noalias() += p.transpose() * d_o;
+      if (d_qkv) {
+        Strided<T> dv(d_qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
+        dv.noalias() += p.transpose() * d_o;
+      }
       ds.noalias() = d_o * v.transpose();  // d_probs
       const T* gv = g.values ? g.head_values(h) : nullptr;
       if (knot_grad) std::fill(copies.begin(), copies.end(), T(0));
@@ -139,7 +138,7 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
             const int32_t kk = loc.interval(u);
             grow[j] = d_g * loc.slope_scale(u) * (gv[kk + 1] - gv[kk]) * scale;
             if (knot_grad) {
-              const T t = loc.position(u, kk);
+              const T t = loc.position(srow[j], kk);
               T* hist = copies.data() + (j % kCopies) * K + kk;
               hist[0] += d_g - d_g * t;
               hist[1] += d_g * t;
@@ -154,8 +153,12 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
           for (int c = 0; c < kCopies; ++c) s += copies[c * K + kk];
           partial[pair * K + kk] = s;
         }
-      dq.noalias() += ds * k;
-      dk.noalias() += ds.transpose() * q;
+      if (d_qkv) {  // null when only the spline needs a gradient
+        Strided<T> dq(d_qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
+        Strided<T> dk(d_qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));
+        dq.noalias() += ds * k;
+        dk.noalias() += ds.transpose() * q;
+      }
     }
   });
   if (!knot_grad) return;

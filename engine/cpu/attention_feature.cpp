@@ -67,10 +67,10 @@ void feature_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C
       for (int side = 0; side < 2; ++side)
         for (int64_t t = 0; t < T_len; ++t)
           for (int64_t c = 0; c < D; ++c) {
-            const T u = loc.units((side ? pv.k : pv.q)[t * pv.stride_qkv + c]);
-            const int32_t kk = loc.interval(u);
+            const T x = (side ? pv.k : pv.q)[t * pv.stride_qkv + c];
+            const int32_t kk = loc.interval(loc.units(x));
             qf_out[(side ? C : 0) + t * pv.stride_feat + c] =
-                softplus(spline_value(g_values, kk, loc.position(u, kk))) + eps;
+                softplus(spline_value(g_values, kk, loc.position(x, kk))) + eps;
           }
       state.assign(static_cast<size_t>(D * D + D), T(0));
       T* S = state.data();
@@ -174,9 +174,10 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
         T* dx = d_qkv ? d_qkv + b * T_len * 3 * C + (side ? C : 0) + h * D : nullptr;
         for (int64_t t = 0; t < T_len; ++t)
           for (int64_t c = 0; c < D; ++c) {
-            const T u = loc.units(x[t * pv.stride_qkv + c]);
+            const T xe = x[t * pv.stride_qkv + c];
+            const T u = loc.units(xe);
             const int32_t kk = loc.interval(u);
-            const T pos = loc.position(u, kk);
+            const T pos = loc.position(xe, kk);
             const T w = sigmoid(spline_value(g_values, kk, pos)) * dphi[t * D + c];
             if (dx) dx[t * 3 * C + c] += w * loc.slope_scale(u) * (g_values[kk + 1] - g_values[kk]);
             if (hist) {

@@ -176,8 +176,8 @@ template <typename T>
 void score_spline_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
                                     const T* slopes, const T* g_values, const SplineGrid& grid,
                                     bool per_head, T* scores, T* probs, T* out);
-// Accumulates into d_qkv (B, T, 3C) and d_g_values (K or H*K; null: not
-// needed). The knot sums are formed per (batch, head) pair and added in pair
+// Accumulates into d_qkv (B, T, 3C) and d_g_values (K or H*K); either may
+// be null (not needed). The knot sums are formed per (batch, head) pair and added in pair
 // order (deterministic).
 template <typename T>
 void score_spline_attention_backward(const T* qkv, const T* scores, const T* probs, const T* d_out,

@@ -21,9 +21,8 @@ void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& gr
   const SplineLocator<T> loc(grid);
   parallel_for(n, kSplineChunk, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const T u = loc.units(x[i]);
-      const int32_t k = loc.interval(u);
-      out[i] = spline_value(values, k, loc.position(u, k));
+      const int32_t k = loc.interval(loc.units(x[i]));
+      out[i] = spline_value(values, k, loc.position(x[i], k));
     }
   });
 }
@@ -42,7 +41,7 @@ void spline_backward_chunk(const SplineLocator<T>& loc, const T* x, int64_t n, c
     const T u = loc.units(x[i]);
     const int32_t k = loc.interval(u);
     index[i] = k;
-    position[i] = loc.position(u, k);
+    position[i] = loc.position(x[i], k);
     if (d_x) d_x[i] += loc.slope_scale(u) * (values[k + 1] - values[k]) * d_out[i];
   }
   if (!partial) return;

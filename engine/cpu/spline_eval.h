@@ -16,17 +16,20 @@ namespace tapir::cpu {
 // NaN stays NaN in t, so it reaches the output.
 template <typename T>
 struct SplineLocator {
-  T lo, inv_h, last;  // last = K - 1
-  int32_t k_max;      // K - 2
+  T inv_h, offset, last;  // knot k sits at x with x * inv_h + offset = k; last = K - 1
+  int32_t k_max;          // K - 2
   bool linear;
 
   explicit SplineLocator(const SplineGrid& g)
-      : lo(static_cast<T>(g.lo)),
-        inv_h(static_cast<T>(double(g.knots - 1) / (g.hi - g.lo))),
+      : inv_h(static_cast<T>(double(g.knots - 1) / (g.hi - g.lo))),
+        offset(static_cast<T>(-g.lo * (double(g.knots - 1) / (g.hi - g.lo)))),
         last(static_cast<T>(g.knots - 1)),
         k_max(static_cast<int32_t>(g.knots - 2)),
         linear(g.linear) {}
 
+  // x in knot units; only used to pick the interval and the extrapolation
+  // side, so its rounding (about ulp(K)) does not matter.
+  inline T units(T x) const { return x * inv_h + offset; }
   inline int32_t interval(T u) const {
     // Written so that NaN and +-inf pick a valid interval: comparisons with
     // NaN are false.
@@ -34,17 +37,19 @@ struct SplineLocator {
     const int32_t k = static_cast<int32_t>(c);
     return k < k_max ? k : k_max;
   }
-  inline T position(T u, int32_t k) const {
-    T t = u - T(k);
+  // The position of x in interval k. Adding the small integer offset - k to
+  // x * inv_h, rather than subtracting k from units(x), keeps t accurate to
+  // the precision of x: at the identity init the spline reproduces its input
+  // to a few ulp(x), not ulp(K).
+  inline T position(T x, int32_t k) const {
+    T t = x * inv_h + (offset - T(k));
     if (!linear) {
       t = t < T(0) ? T(0) : t;
       t = t > T(1) ? T(1) : t;
     }
     return t;
   }
-  // u: x in knot units.
-  inline T units(T x) const { return (x - lo) * inv_h; }
-  // The derivative of the spline at x is slope_scale(t) * (v[k+1] - v[k]):
+  // The derivative of the spline at x is slope_scale(u) * (v[k+1] - v[k]):
   // inv_h inside (and everywhere with linear extrapolation), 0 where constant
   // extrapolation holds the end value.
   inline T slope_scale(T u) const { return (linear || (u >= T(0) && u <= last)) ? inv_h : T(0); }
