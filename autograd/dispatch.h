@@ -1,5 +1,8 @@
 // Helpers shared by the op implementations: dtype dispatch and input checks.
 #pragma once
+#include <cmath>
+
+#include "engine/cpu/kernels.h"
 #include "engine/tensor.h"
 
 namespace tapir {
@@ -36,6 +39,17 @@ inline int normalize_axis(const char* op, Tensor t, int axis) {
   int a = axis < 0 ? axis + t.rank() : axis;
   TAPIR_CHECK(a >= 0 && a < t.rank(), op, ": axis ", axis, " out of range for ", t.describe());
   return a;
+}
+
+// Checks a spline's values (..., K) and range and returns its knot grid.
+inline cpu::SplineGrid spline_grid(const char* op, Tensor values, double lo, double hi,
+                                   bool linear_extrapolation) {
+  check_defined(op, values, "values");
+  const int64_t K = values.rank() >= 1 ? values.shape().last() : 0;
+  TAPIR_CHECK(K >= 2, op, ": spline values must have at least 2 knots, got ", values.describe());
+  TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi, op,
+              ": spline range must be finite with lo < hi, got [", lo, ", ", hi, "]");
+  return cpu::SplineGrid{K, lo, hi, linear_extrapolation};
 }
 
 }  // namespace tapir

@@ -66,6 +66,23 @@ Tensor embedding(Tensor table, Tensor ids);
 // (heads) tensor of ALiBi slopes, the same dtype as qkv; it gets no gradient.
 Tensor attention(Tensor qkv, int64_t heads, Tensor alibi_slopes = Tensor());
 
+// --- learned nonlinearities (ops_spline.cpp, ops_attention.cpp) ---------------
+// A linear spline: values (K), K >= 2, at K equally spaced knots on [lo, hi],
+// linear interpolation between them and, outside the range, linear
+// (continue the end segments) or constant extrapolation. Elementwise on x;
+// differentiable in x and in the values (see engine/cpu/kernels.h).
+Tensor spline(Tensor x, Tensor values, double lo, double hi, bool linear_extrapolation);
+// Attention with a learned score kernel: p_ij proportional to exp(g(s_ij))
+// over the allowed j, g a linear spline of the score (values (K), or
+// (heads, K) for one spline per head). With g the identity it is attention().
+Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double lo, double hi,
+                              bool linear_extrapolation, Tensor alibi_slopes = Tensor());
+// Causal linear attention with the feature kernel phi(q) . phi(k),
+// phi = softplus(g) + 1e-4 elementwise, g a linear spline (values (K)).
+// O(T) memory: running sums, never a T x T array.
+Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double lo, double hi,
+                                bool linear_extrapolation);
+
 // --- layout (ops_layout.cpp) ---------------------------------------------------
 Tensor reshape(Tensor x, const Shape& shape);                  // a view: no copy of the data
 Tensor transpose(Tensor x);                                    // swaps the last two axes (copies)

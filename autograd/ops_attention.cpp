@@ -1,5 +1,8 @@
-// Causal multi-head self-attention on the tape (one fused op: scores, mask,
-// softmax and the weighted sum of values; probabilities kept for backward).
+// Causal multi-head self-attention on the tape, one fused op per kernel:
+// softmax (scores, mask, softmax and the weighted sum of values;
+// probabilities kept for backward), score-spline (the same with a learned
+// spline of the scores, a second differentiable input) and feature-spline
+// (linear attention with a learned positive feature map).
 #include "autograd/dispatch.h"
 #include "autograd/ops.h"
 #include "engine/cpu/kernels.h"
@@ -7,6 +10,23 @@
 namespace tapir {
 
 namespace {
+
+// Checks qkv (B, T, 3C) and the head count.
+void check_qkv(const char* op, Tensor qkv, int64_t heads) {
+  check_defined(op, qkv, "qkv");
+  TAPIR_CHECK(qkv.rank() == 3 && qkv.dim(2) % 3 == 0, op, ": qkv must be (B, T, 3C), got ",
+              qkv.describe());
+  const int64_t C = qkv.dim(2) / 3;
+  TAPIR_CHECK(heads >= 1 && C % heads == 0, op, ": width ", C, " is not divisible by ", heads,
+              " heads");
+}
+
+void check_slopes(const char* op, Tensor qkv, int64_t heads, Tensor alibi_slopes) {
+  if (!alibi_slopes.defined()) return;
+  check_same_dtype(op, qkv, alibi_slopes);
+  TAPIR_CHECK(alibi_slopes.shape() == Shape{heads}, op, ": ALiBi slopes must be (", heads,
+              "), got ", alibi_slopes.describe());
+}
 
 // i[0] = heads, saved[0] = probs (B, H, T, T).
 void attention_backward(const Node& n) {
@@ -23,17 +43,9 @@ TAPIR_REGISTER_OP(kAttention, "attention", attention_backward);
 
 Tensor attention(Tensor qkv, int64_t heads, Tensor alibi_slopes) {
   const char* op = "attention";
-  check_defined(op, qkv, "qkv");
-  TAPIR_CHECK(qkv.rank() == 3 && qkv.dim(2) % 3 == 0, op, ": qkv must be (B, T, 3C), got ",
-              qkv.describe());
+  check_qkv(op, qkv, heads);
+  check_slopes(op, qkv, heads, alibi_slopes);
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
-  TAPIR_CHECK(heads >= 1 && C % heads == 0, op, ": width ", C, " is not divisible by ", heads,
-              " heads");
-  if (alibi_slopes.defined()) {
-    check_same_dtype(op, qkv, alibi_slopes);
-    TAPIR_CHECK(alibi_slopes.shape() == Shape{heads}, op, ": ALiBi slopes must be (", heads,
-                "), got ", alibi_slopes.describe());
-  }
   Tensor out = empty(Shape{B, T, C}, qkv.dtype());
   Tensor probs = empty(Shape{B, heads, T, T}, qkv.dtype());
   dispatch_float(op, qkv.dtype(), [&]<typename F>() {
@@ -46,6 +58,94 @@ Tensor attention(Tensor qkv, int64_t heads, Tensor alibi_slopes) {
     node.i[0] = heads;
     node.saved[0] = probs.impl();
   }
+  return out;
+}
+
+namespace {
+
+// i[0] = heads, i[1] = linear extrapolation, f[0] = lo, f[1] = hi;
+// saved[0] = probs, saved[1] = scores (B, H, T, T).
+void score_spline_attention_backward(const Node& n) {
+  Tensor qkv = n.input(0), g = n.input(1), out = n.output();
+  const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
+  const cpu::SplineGrid grid{g.shape().last(), n.f[0], n.f[1], n.i[1] != 0};
+  dispatch_float("score-spline attention backward", qkv.dtype(), [&]<typename F>() {
+    cpu::score_spline_attention_backward<F>(
+        qkv.data<F>(), n.saved_tensor(1).data<F>(), n.saved_tensor(0).data<F>(), out.grad<F>(), B,
+        T, C, n.i[0], g.data<F>(), grid, g.rank() == 2, grad_for<F>(qkv), grad_for<F>(g));
+  });
+}
+TAPIR_REGISTER_OP(kScoreSplineAttention, "score_spline_attention", score_spline_attention_backward);
+
+// i[0] = heads, i[1] = linear extrapolation, f[0] = lo, f[1] = hi;
+// saved[0] = features (B, T, 2C).
+void feature_spline_attention_backward(const Node& n) {
+  Tensor qkv = n.input(0), g = n.input(1), out = n.output();
+  const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
+  const cpu::SplineGrid grid{g.numel(), n.f[0], n.f[1], n.i[1] != 0};
+  dispatch_float("feature-spline attention backward", qkv.dtype(), [&]<typename F>() {
+    cpu::feature_attention_backward<F>(qkv.data<F>(), n.saved_tensor(0).data<F>(), out.data<F>(),
+                                       out.grad<F>(), B, T, C, n.i[0], g.data<F>(), grid,
+                                       grad_for<F>(qkv), grad_for<F>(g));
+  });
+}
+TAPIR_REGISTER_OP(kFeatureSplineAttention, "feature_spline_attention",
+                  feature_spline_attention_backward);
+
+void record_spline_attention(const OpInfo& info, Tensor out, Tensor qkv, Tensor g, int64_t heads,
+                             const cpu::SplineGrid& grid, Tensor saved0, Tensor saved1) {
+  if (!needs_grad({qkv, g})) return;
+  Node& node = record(info, out, {qkv, g});
+  node.i[0] = heads;
+  node.i[1] = grid.linear ? 1 : 0;
+  node.f[0] = grid.lo;
+  node.f[1] = grid.hi;
+  node.saved[0] = saved0.impl();
+  node.saved[1] = saved1.defined() ? saved1.impl() : nullptr;
+}
+
+}  // namespace
+
+Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double lo, double hi,
+                              bool linear_extrapolation, Tensor alibi_slopes) {
+  const char* op = "score_spline_attention";
+  check_qkv(op, qkv, heads);
+  check_slopes(op, qkv, heads, alibi_slopes);
+  const cpu::SplineGrid grid = spline_grid(op, g_values, lo, hi, linear_extrapolation);
+  check_same_dtype(op, qkv, g_values);
+  const bool per_head = g_values.rank() == 2;
+  TAPIR_CHECK(g_values.rank() == 1 || (per_head && g_values.dim(0) == heads), op,
+              ": score spline values must be (K) or (", heads, ", K), got ", g_values.describe());
+  const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
+  Tensor out = empty(Shape{B, T, C}, qkv.dtype());
+  Tensor probs = empty(Shape{B, heads, T, T}, qkv.dtype());
+  Tensor scores = empty(Shape{B, heads, T, T}, qkv.dtype());
+  dispatch_float(op, qkv.dtype(), [&]<typename F>() {
+    cpu::score_spline_attention_forward<F>(
+        qkv.data<F>(), B, T, C, heads, alibi_slopes.defined() ? alibi_slopes.data<F>() : nullptr,
+        g_values.data<F>(), grid, per_head, scores.data<F>(), probs.data<F>(), out.data<F>());
+  });
+  record_spline_attention(kScoreSplineAttention, out, qkv, g_values, heads, grid, probs, scores);
+  return out;
+}
+
+Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double lo, double hi,
+                                bool linear_extrapolation) {
+  const char* op = "feature_spline_attention";
+  check_qkv(op, qkv, heads);
+  const cpu::SplineGrid grid = spline_grid(op, g_values, lo, hi, linear_extrapolation);
+  check_same_dtype(op, qkv, g_values);
+  TAPIR_CHECK(g_values.rank() == 1, op, ": feature spline values must be (K), got ",
+              g_values.describe());
+  const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
+  Tensor out = empty(Shape{B, T, C}, qkv.dtype());
+  Tensor features = empty(Shape{B, T, 2 * C}, qkv.dtype());
+  dispatch_float(op, qkv.dtype(), [&]<typename F>() {
+    cpu::feature_attention_forward<F>(qkv.data<F>(), B, T, C, heads, g_values.data<F>(), grid,
+                                      features.data<F>(), out.data<F>());
+  });
+  record_spline_attention(kFeatureSplineAttention, out, qkv, g_values, heads, grid, features,
+                          Tensor());
   return out;
 }
 

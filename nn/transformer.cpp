@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "nn/positions.h"
 
 namespace tapir {
 
@@ -17,10 +18,21 @@ void ModelConfig::validate() const {
   TAPIR_CHECK(layers >= 0 && layers <= 256, "model: layers must be in [0, 256], got ", layers);
   TAPIR_CHECK(mlp_ratio >= 1 && mlp_ratio <= 64, "model: mlp ratio must be in [1, 64], got ",
               mlp_ratio);
-  TAPIR_CHECK(mlp_act == "gelu" || mlp_act == "relu", "model: unknown MLP activation '", mlp_act,
-              "' (expected gelu or relu)");
-  TAPIR_CHECK(attn == "softmax", "model: unknown attention '", attn, "' (expected softmax)");
-  TAPIR_CHECK(pos == "learned", "model: unknown position scheme '", pos, "' (expected learned)");
+  TAPIR_CHECK(mlp_act == "gelu" || mlp_act == "relu" || mlp_act == "spline",
+              "model: unknown MLP activation '", mlp_act, "' (expected gelu, relu or spline)");
+  TAPIR_CHECK(attn == "softmax" || attn == "score-spline" || attn == "feature-spline",
+              "model: unknown attention '", attn,
+              "' (expected softmax, score-spline or feature-spline)");
+  TAPIR_CHECK(pos == "learned" || pos == "sinusoidal" || pos == "none" || pos == "alibi",
+              "model: unknown position scheme '", pos,
+              "' (expected learned, sinusoidal, none or alibi)");
+  mlp_spline.validate("MLP spline");
+  attn_spline.validate("attention spline");
+  TAPIR_CHECK(!(attn == "feature-spline" && pos == "alibi"),
+              "model: attention feature-spline cannot be combined with positions alibi (linear "
+              "attention forms no scores to add the ALiBi bias to); use score-spline or softmax");
+  TAPIR_CHECK(!score_per_head || attn == "score-spline",
+              "model: score-per-head needs attention score-spline, got '", attn, "'");
   TAPIR_CHECK(init_std > 0 && std::isfinite(init_std), "model: init std must be positive, got ",
               init_std);
 }
@@ -37,6 +49,9 @@ Json ModelConfig::to_json() const {
   j.set("attn", attn);
   j.set("pos", pos);
   j.set("init_std", init_std);
+  j.set("mlp_spline", mlp_spline.to_json());
+  j.set("attn_spline", attn_spline.to_json());
+  j.set("score_per_head", score_per_head);
   return j;
 }
 
@@ -52,32 +67,69 @@ ModelConfig ModelConfig::from_json(const Json& j) {
   c.attn = j.at("attn").as_string();
   c.pos = j.at("pos").as_string();
   c.init_std = j.at("init_std").as_double();
+  // Fields added with the learned nonlinearities; older configs lack them.
+  if (const Json* v = j.find("mlp_spline"))
+    c.mlp_spline = SplineConfig::from_json(*v, c.mlp_spline);
+  if (const Json* v = j.find("attn_spline"))
+    c.attn_spline = SplineConfig::from_json(*v, c.attn_spline);
+  if (const Json* v = j.find("score_per_head")) c.score_per_head = v->as_bool();
   c.validate();
+  return c;
+}
+
+SplineConfig ModelConfig::default_attn_spline() {
+  SplineConfig c;
+  c.init = "identity";  // score-spline starts as softmax, feature-spline as softplus
   return c;
 }
 
 // --- modules ---------------------------------------------------------------------
 
-CausalSelfAttention::CausalSelfAttention(int64_t width, int64_t heads)
-    : heads_(heads), qkv_(width, 3 * width), proj_(width, width) {
+CausalSelfAttention::CausalSelfAttention(int64_t width, int64_t heads, const std::string& kind,
+                                         const BlockShared& shared)
+    : heads_(heads),
+      kind_(kind),
+      qkv_(width, 3 * width),
+      kernel_(shared.kernel),
+      alibi_(shared.alibi),
+      proj_(width, width) {
   add_child("qkv", qkv_);
+  if (kernel_ && shared.kernel_is_child) add_child("kernel", *kernel_);
   add_child("proj", proj_);
 }
 
 Tensor CausalSelfAttention::forward(Tensor x) {
-  return proj_.forward(attention(qkv_.forward(x), heads_));
+  Tensor qkv = qkv_.forward(x);
+  Tensor slopes = alibi_ ? alibi_->view() : Tensor();
+  Tensor o;
+  if (kind_ == "softmax") {
+    o = attention(qkv, heads_, slopes);
+  } else {
+    const SplineConfig& g = kernel_->config();
+    o = kind_ == "score-spline" ? score_spline_attention(qkv, heads_, kernel_->values().tensor(),
+                                                         g.lo, g.hi, g.linear(), slopes)
+                                : feature_spline_attention(qkv, heads_, kernel_->values().tensor(),
+                                                           g.lo, g.hi, g.linear());
+  }
+  return proj_.forward(o);
 }
 
-MLP::MLP(int64_t width, int64_t hidden, Activation& act)
-    : fc_(width, hidden), proj_(hidden, width), act_(&act) {
+MLP::MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child)
+    : fc_(width, hidden), act_(&act), proj_(hidden, width) {
   add_child("fc", fc_);
+  if (act_is_child) add_child("act", act);
   add_child("proj", proj_);
 }
 
-Tensor MLP::forward(Tensor x) { return proj_.forward(act_->forward(fc_.forward(x))); }
+Tensor MLP::forward(Tensor x) {
+  return proj_.forward(act_->forward(fc_.forward(x)));
+}
 
-Block::Block(const ModelConfig& c, Activation& act)
-    : ln1_(c.width), attn_(c.width, c.heads), ln2_(c.width), mlp_(c.width, c.mlp_ratio * c.width, act) {
+Block::Block(const ModelConfig& c, const BlockShared& shared)
+    : ln1_(c.width),
+      attn_(c.width, c.heads, c.attn, shared),
+      ln2_(c.width),
+      mlp_(c.width, c.mlp_ratio * c.width, *shared.act, shared.act_is_child) {
   add_child("ln1", ln1_);
   add_child("attn", attn_);
   add_child("ln2", ln2_);
@@ -90,35 +142,87 @@ Tensor Block::forward(Tensor x) {
 }
 
 namespace {
-std::unique_ptr<Activation> make_activation(const std::string& kind) {
-  if (kind == "relu") return std::make_unique<Relu>();
+std::unique_ptr<Activation> make_activation(const ModelConfig& c) {
+  if (c.mlp_act == "spline") return std::make_unique<Spline>(c.mlp_spline);
+  if (c.mlp_act == "relu") return std::make_unique<Relu>();
   return std::make_unique<Gelu>();
+}
+
+std::string block_name(int64_t l) {
+  std::string name = "blocks.";
+  name += std::to_string(l);
+  return name;
 }
 }  // namespace
 
 Transformer::Transformer(const ModelConfig& config)
     : config_((config.validate(), config)),
       tok_emb_(config.vocab, config.width),
-      pos_emb_(config.context, config.width),
       ln_f_(config.width),
       head_(config.width, config.vocab) {
   add_child("tok_emb", tok_emb_);
-  add_child("pos_emb", pos_emb_);
-  activations_.push_back(make_activation(config.mlp_act));
+  if (config.pos == "learned") {
+    pos_emb_ = std::make_unique<Embedding>(config.context, config.width);
+    add_child("pos_emb", *pos_emb_);
+  } else if (config.pos == "sinusoidal") {
+    pos_table_ = HeapTensor(Shape{config.context, config.width}, DType::f32);
+    sinusoidal_table(config.context, config.width, pos_table_.view().data<float>());
+  } else if (config.pos == "alibi") {
+    alibi_slopes_ = HeapTensor(Shape{config.heads}, DType::f32);
+    const std::vector<double> slopes = alibi_slopes(config.heads);
+    for (int64_t h = 0; h < config.heads; ++h)
+      alibi_slopes_.view().data<float>()[h] = static_cast<float>(slopes[static_cast<size_t>(h)]);
+  }
+  // Per-layer learned functions are children of their block; a fixed
+  // activation (no parameters) or a shared spline is made once.
+  const bool learned_act = config.mlp_act == "spline";
+  const bool act_per_layer = learned_act && config.mlp_spline.scope == "layer";
+  const bool learned_kernel = config.attn != "softmax";
+  const bool kernel_per_layer = learned_kernel && config.attn_spline.scope == "layer";
+  const int64_t kernel_rows = config.score_per_head ? config.heads : 1;
+  if (!act_per_layer) activations_.push_back(make_activation(config));
+  if (learned_kernel && !kernel_per_layer)
+    kernels_.push_back(std::make_unique<Spline>(config.attn_spline, kernel_rows));
   for (int64_t l = 0; l < config.layers; ++l) {
-    blocks_.push_back(std::make_unique<Block>(config, *activations_.back()));
-    add_child("blocks." + std::to_string(l), *blocks_.back());
+    BlockShared shared;
+    if (act_per_layer) activations_.push_back(make_activation(config));
+    shared.act = activations_.back().get();
+    shared.act_is_child = act_per_layer;
+    if (kernel_per_layer)
+      kernels_.push_back(std::make_unique<Spline>(config.attn_spline, kernel_rows));
+    shared.kernel = learned_kernel ? kernels_.back().get() : nullptr;
+    shared.kernel_is_child = kernel_per_layer;
+    shared.alibi = alibi_slopes_.defined() ? &alibi_slopes_ : nullptr;
+    blocks_.push_back(std::make_unique<Block>(config, shared));
+    add_child(block_name(l), *blocks_.back());
+    if (kernel_per_layer) learned_.push_back({"attn", l, kernels_.back().get()});
+    if (act_per_layer)
+      learned_.push_back({"mlp", l, static_cast<Spline*>(activations_.back().get())});
   }
   add_child("ln_f", ln_f_);
   add_child("head", head_);
+  if (learned_act && !act_per_layer) {
+    add_child("mlp_act", *activations_.front());
+    learned_.push_back({"mlp", -1, static_cast<Spline*>(activations_.front().get())});
+  }
+  if (learned_kernel && !kernel_per_layer) {
+    add_child("attn_kernel", *kernels_.front());
+    learned_.push_back({"attn", -1, kernels_.front().get()});
+  }
+}
+
+std::vector<Transformer::LearnedFunction> Transformer::learned_functions() {
+  parameters();  // sets the full dotted names of the splines' values
+  return learned_;
 }
 
 void Transformer::init(uint64_t seed) {
   Rng rng(seed, 0);
   const double std = config_.init_std;
-  const double residual_std = std / std::sqrt(2.0 * static_cast<double>(config_.layers > 0 ? config_.layers : 1));
+  const double residual_std =
+      std / std::sqrt(2.0 * static_cast<double>(config_.layers > 0 ? config_.layers : 1));
   tok_emb_.init(rng, std);
-  pos_emb_.init(rng, std);
+  if (pos_emb_) pos_emb_->init(rng, std);
   for (auto& block : blocks_) {
     block->attn().qkv().init(rng, std);
     block->attn().proj().init(rng, residual_std);
@@ -132,9 +236,14 @@ Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden) {
   TAPIR_CHECK(tokens.dtype() == DType::i32 && tokens.rank() == 2,
               "model input must be i32 tokens (B, T), got ", tokens.describe());
   const int64_t T = tokens.dim(1);
-  TAPIR_CHECK(T >= 1 && T <= config_.context, "sequence length ", T,
-              " does not fit the model's context of ", config_.context);
-  Tensor x = add(tok_emb_.forward(tokens), slice(pos_emb_.weight().tensor(), 0, 0, T));
+  TAPIR_CHECK(T >= 1, "model input must hold at least one position, got ", tokens.describe());
+  // ALiBi and no positions have no table, so no longest sequence.
+  TAPIR_CHECK(!config_.has_position_table() || T <= config_.context, "sequence length ", T,
+              " does not fit the model's context of ", config_.context, " (positions ", config_.pos,
+              ")");
+  Tensor x = tok_emb_.forward(tokens);
+  if (pos_emb_) x = add(x, slice(pos_emb_->weight().tensor(), 0, 0, T));
+  if (pos_table_.defined()) x = add(x, slice(pos_table_.view(), 0, 0, T));
   if (hidden) {
     hidden->clear();
     hidden->push_back(x);
@@ -146,6 +255,8 @@ Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden) {
   return readout(x);
 }
 
-Tensor Transformer::readout(Tensor h) { return head_.forward(ln_f_.forward(h)); }
+Tensor Transformer::readout(Tensor h) {
+  return head_.forward(ln_f_.forward(h));
+}
 
 }  // namespace tapir

@@ -1,7 +1,9 @@
-// The GPT-style decoder: token + learned position embeddings, L pre-LN blocks
-// (causal multi-head self-attention, then a 4x MLP, each in a residual
-// branch), a final LayerNorm and an untied output head. docs/model.md gives
-// the exact forward pass, every parameter's name and shape, and the init.
+// The GPT-style decoder: token embeddings plus positions (learned,
+// sinusoidal, ALiBi or none), L pre-LN blocks (causal multi-head
+// self-attention, then a 4x MLP, each in a residual branch), a final
+// LayerNorm and an untied output head. The MLP activation and the attention
+// kernel may be learned splines (nn/spline.h). docs/model.md gives the exact
+// forward pass, every parameter's name and shape, and the init.
 #pragma once
 #include <memory>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "engine/json.h"
 #include "nn/layers.h"
+#include "nn/spline.h"
 
 namespace tapir {
 
@@ -19,43 +22,69 @@ struct ModelConfig {
   int64_t heads = 4;    // H; C must be a multiple
   int64_t layers = 2;   // L
   int64_t mlp_ratio = 4;
-  std::string mlp_act = "gelu";  // gelu | relu
-  std::string attn = "softmax";
-  std::string pos = "learned";
+  std::string mlp_act = "gelu";  // gelu | relu | spline
+  std::string attn = "softmax";  // softmax | score-spline | feature-spline
+  std::string pos = "learned";   // learned | sinusoidal | none | alibi
   double init_std = 0.02;
+  // The learned functions: the MLP spline (mlp_act = spline) and the
+  // attention kernel's spline g (attn = score-spline or feature-spline).
+  SplineConfig mlp_spline;
+  SplineConfig attn_spline = default_attn_spline();
+  bool score_per_head = false;  // score-spline: one g per head
+
+  static SplineConfig default_attn_spline();
+  // Whether the model has a position table and so a maximum length.
+  bool has_position_table() const { return pos == "learned" || pos == "sinusoidal"; }
 
   void validate() const;  // one-line error naming the bad field
   Json to_json() const;
   static ModelConfig from_json(const Json& j);
 };
 
+// What a block's attention and MLP use beyond their own weights. Learned
+// functions of a single block are registered as its children ("act",
+// "kernel"); shared ones belong to the Transformer.
+struct BlockShared {
+  Activation* act = nullptr;          // the MLP activation
+  bool act_is_child = false;          // registered as mlp.act
+  Spline* kernel = nullptr;           // the attention spline g (null: softmax)
+  bool kernel_is_child = false;       // registered as attn.kernel
+  const HeapTensor* alibi = nullptr;  // ALiBi slopes (H), or null
+};
+
 class CausalSelfAttention : public Module {
  public:
-  CausalSelfAttention(int64_t width, int64_t heads);
+  CausalSelfAttention(int64_t width, int64_t heads, const std::string& kind,
+                      const BlockShared& shared);
   Tensor forward(Tensor x);  // (B, T, C) -> (B, T, C)
   Linear& qkv() { return qkv_; }
   Linear& proj() { return proj_; }
 
  private:
   int64_t heads_;
-  Linear qkv_, proj_;
+  std::string kind_;
+  Linear qkv_;
+  Spline* kernel_;
+  const HeapTensor* alibi_;
+  Linear proj_;
 };
 
 class MLP : public Module {
  public:
-  MLP(int64_t width, int64_t hidden, Activation& act);
+  MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child);
   Tensor forward(Tensor x);
   Linear& fc() { return fc_; }
   Linear& proj() { return proj_; }
 
  private:
-  Linear fc_, proj_;
+  Linear fc_;
   Activation* act_;
+  Linear proj_;
 };
 
 class Block : public Module {
  public:
-  Block(const ModelConfig& c, Activation& act);
+  Block(const ModelConfig& c, const BlockShared& shared);
   Tensor forward(Tensor x);  // x + attn(ln1(x)), then + mlp(ln2(.))
   CausalSelfAttention& attn() { return attn_; }
   MLP& mlp() { return mlp_; }
@@ -85,13 +114,28 @@ class Transformer : public Module {
 
   const ModelConfig& config() const { return config_; }
 
+  // The learned functions, in parameter order: slot "mlp" or "attn", the
+  // block it belongs to (-1 when shared by all blocks) and the spline.
+  struct LearnedFunction {
+    std::string slot;
+    int64_t layer;
+    Spline* spline;
+  };
+  std::vector<LearnedFunction> learned_functions();
+
  private:
   ModelConfig config_;
-  Embedding tok_emb_, pos_emb_;
+  Embedding tok_emb_;
+  std::unique_ptr<Embedding> pos_emb_;  // pos = learned
+  HeapTensor pos_table_;                // pos = sinusoidal: (T_max, C), fixed
+  HeapTensor alibi_slopes_;             // pos = alibi: (H)
+  // MLP activations and attention splines: one per block, or one shared.
   std::vector<std::unique_ptr<Activation>> activations_;
+  std::vector<std::unique_ptr<Spline>> kernels_;
   std::vector<std::unique_ptr<Block>> blocks_;
   LayerNorm ln_f_;
   Linear head_;
+  std::vector<LearnedFunction> learned_;
 };
 
 }  // namespace tapir

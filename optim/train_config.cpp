@@ -18,6 +18,7 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(schedule.warmup >= 0, "warmup must be non-negative, got ", schedule.warmup);
   TAPIR_CHECK(schedule.min_ratio >= 0 && schedule.min_ratio <= 1,
               "min-lr-ratio must be in [0, 1], got ", schedule.min_ratio);
+  TAPIR_CHECK(!arch_trainable || !arch_file.empty(), "arch-trainable needs an arch file (--arch)");
 }
 
 Json TrainConfig::to_json() const {
@@ -52,6 +53,8 @@ Json TrainConfig::to_json() const {
   j.set("stop_at", stop_at);
   j.set("seed", static_cast<int64_t>(seed));
   j.set("threads", threads);
+  j.set("arch_file", arch_file);
+  j.set("arch_trainable", arch_trainable);
   return j;
 }
 
@@ -85,6 +88,8 @@ TrainConfig TrainConfig::from_json(const Json& j) {
   c.stop_at = j.at("stop_at").as_double();
   c.seed = static_cast<uint64_t>(j.at("seed").as_int());
   c.threads = static_cast<int>(j.at("threads").as_int());
+  if (const Json* v = j.find("arch_file")) c.arch_file = v->as_string();  // absent in older runs
+  if (const Json* v = j.find("arch_trainable")) c.arch_trainable = v->as_bool();
   c.validate();
   return c;
 }

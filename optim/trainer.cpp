@@ -11,6 +11,7 @@
 #include "engine/file_io.h"
 #include "engine/safetensors.h"
 #include "engine/threads.h"
+#include "nn/architecture.h"
 #include "nn/checkpoint.h"
 #include "optim/clip.h"
 
@@ -67,8 +68,19 @@ Trainer::Trainer(const TrainConfig& config, std::string out_dir)
               " produces sequences of length ", task_->max_length(),
               " but the model's context is ", config_.model.context);
   if (config_.schedule.total == 0) config_.schedule.total = config_.steps;
+  // Learned functions from an architecture file replace the configured ones,
+  // frozen unless arch_trainable (frozen parameters get no optimizer state).
+  Architecture arch;
+  if (!config_.arch_file.empty()) {
+    TAPIR_CHECK(fs::exists(config_.arch_file), "architecture file ", config_.arch_file,
+                " does not exist");
+    arch = load_architecture(config_.arch_file);
+    apply_architecture(arch, config_.model);
+  }
   model_ = std::make_unique<Transformer>(config_.model);
   model_->init(config_.seed);
+  if (!config_.arch_file.empty())
+    load_architecture_values(arch, *model_, config_.arch_trainable, config_.arch_file);
   params_ = model_->parameters();
   optimizer_ = make_optimizer(config_.optimizer, params_);
   wall_start_ = now_seconds();
@@ -80,7 +92,7 @@ void Trainer::start_fresh(bool force) {
     TAPIR_CHECK(force, "output folder ", out_dir_,
                 " already exists (use --resume to continue it or --force to overwrite it)");
     for (const char* name : {"config.json", "metrics.jsonl", "checkpoint.safetensors",
-                             "resume.safetensors"})
+                             "resume.safetensors", "arch.safetensors"})
       fs::remove(path_in(out_dir_, name));
   }
   fs::create_directories(out_dir_);
@@ -186,6 +198,9 @@ void Trainer::save() {
                    {"task", config_.task},
                    {"step", std::to_string(step_)}};
   save_parameters(path_in(out_dir_, "checkpoint.safetensors"), params_, meta);
+  // The learned functions on their own, ready for `train --arch` and `plot arch`.
+  if (!model_->learned_functions().empty())
+    save_architecture(path_in(out_dir_, "arch.safetensors"), architecture_of(*model_));
 
   // The resume file is self-contained (parameters included), so a crash
   // between the two writes cannot pair weights with the wrong optimizer state.

@@ -9,6 +9,8 @@
 //   metrics.jsonl           one JSON object per evaluation and split
 //   checkpoint.safetensors  the model's parameters (+ config in metadata)
 //   resume.safetensors      optimizer state, step, and the sampling RNG state
+//   arch.safetensors        the learned functions, when the model has any
+//                           (nn/architecture.h)
 #pragma once
 #include <functional>
 #include <memory>

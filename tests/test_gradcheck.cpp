@@ -23,13 +23,14 @@ constexpr double kGradcheckTol = 1e-6;
 // f32 values and gradients against the f64 ones, relative to max(1, |x|).
 constexpr double kF32Tol = 2e-5;
 
-enum class Kind { uniform, positive, away_from_zero, ids, mask, causal };
+enum class Kind { uniform, positive, away_from_zero, ids, mask, causal, off_knots };
 
 struct Input {
   Shape shape;
   Kind kind = Kind::uniform;
   bool grad = true;
-  int64_t range = 0;  // ids: values in [0, range)
+  int64_t range = 0;      // ids: values in [0, range); off_knots: the number of knots
+  double lo = 0, hi = 0;  // off_knots: the spline's range
 };
 
 struct Case {
@@ -57,6 +58,12 @@ Input Mask(Shape s) {
 Input Causal(int64_t T) {
   return {Shape{T, T}, Kind::causal, false, 0};
 }
+// Inputs of a spline with `knots` knots on [lo, hi]: every value sits in the
+// middle 80% of a knot interval (central differences never straddle a kink),
+// two intervals' worth on each side lie outside the range.
+Input OffKnots(Shape s, int64_t knots, double lo, double hi) {
+  return {s, Kind::off_knots, true, knots, lo, hi};
+}
 
 Tensor make_input(const Input& in, DType float_type, Rng& rng) {
   const bool integer = in.kind == Kind::ids || in.kind == Kind::causal;
@@ -83,6 +90,12 @@ Tensor make_input(const Input& in, DType float_type, Rng& rng) {
         // A mix of excluded rows, ordinary rows and fractional weights.
         const double r = rng.uniform_f64();
         t.data<double>()[i] = r < 0.3 ? 0.0 : (r < 0.8 ? 1.0 : 0.5);
+        break;
+      }
+      case Kind::off_knots: {
+        const double h = (in.hi - in.lo) / double(in.range - 1);
+        const double k = double(rng.randint(in.range + 3)) - 2;  // intervals -2 .. K
+        t.data<double>()[i] = in.lo + (k + 0.1 + 0.8 * rng.uniform_f64()) * h;
         break;
       }
       case Kind::causal: {
@@ -185,12 +198,49 @@ std::vector<Case> cases() {
                }});
   c.push_back({"slice", "middle axis", {U({2, 5, 3})}, [](V x) { return slice(x[0], 1, 1, 4); }});
   c.push_back({"slice", "first axis", {U({4, 3})}, [](V x) { return slice(x[0], 0, 2, 4); }});
-  c.push_back({"attention", "2 heads", {U({2, 5, 12})},
-               [](V x) { return attention(affine(x[0], 2.0), 2); }});
-  c.push_back({"attention", "one head, T = 1", {U({3, 1, 6})},
-               [](V x) { return attention(x[0], 1); }});
-  c.push_back({"attention", "ALiBi slopes", {U({2, 4, 18}), {Shape{3}, Kind::positive, false, 0}},
-               [](V x) { return attention(affine(x[0], 2.0), 3, x[1]); }});
+  c.push_back({"attention", "2 heads", {U({2, 5, 12})}, [](V x) {
+                 return attention(affine(x[0], 2.0), 2);
+               }});
+  c.push_back(
+      {"attention", "one head, T = 1", {U({3, 1, 6})}, [](V x) { return attention(x[0], 1); }});
+  c.push_back(
+      {"attention", "ALiBi slopes", {U({2, 4, 18}), {Shape{3}, Kind::positive, false, 0}}, [](V x) {
+         return attention(affine(x[0], 2.0), 3, x[1]);
+       }});
+  // Learned nonlinearities: the spline, and attention with a score spline or
+  // a feature spline (7 or 9 knots, so that values cross many intervals).
+  for (bool linear : {true, false}) {
+    const std::string mode = linear ? "linear extrapolation" : "constant extrapolation";
+    c.push_back({"spline", mode, {OffKnots({3, 8}, 7, -1.0, 1.0), U({7})}, [linear](V x) {
+                   return spline(x[0], x[1], -1.0, 1.0, linear);
+                 }});
+    std::string shared = "shared g, ";
+    shared += mode;
+    c.push_back({"score_spline_attention", shared, {U({2, 5, 12}), U({9})}, [linear](V x) {
+                   return score_spline_attention(affine(x[0], 2.0), 2, x[1], -2.0, 2.0, linear);
+                 }});
+    c.push_back({"feature_spline_attention",
+                 mode,
+                 {OffKnots({2, 5, 12}, 7, -1.0, 1.0), U({7})},
+                 [linear](V x) {
+                   return feature_spline_attention(x[0], 2, affine(x[1], 2.0), -1.0, 1.0, linear);
+                 }});
+  }
+  c.push_back({"spline", "input only, wide range", {OffKnots({4, 5}, 121, -20.0, 20.0)}, [](V x) {
+                 Tensor v = empty({121}, DType::f64);
+                 for (int64_t k = 0; k < 121; ++k) v.data<double>()[k] = std::sin(0.3 * k);
+                 return spline(x[0], cast(v, x[0].dtype()), -20.0, 20.0, true);
+               }});
+  c.push_back({"score_spline_attention",
+               "per head, ALiBi",
+               {U({2, 4, 18}), U({3, 9}), {Shape{3}, Kind::positive, false, 0}},
+               [](V x) {
+                 return score_spline_attention(affine(x[0], 2.0), 3, x[1], -2.0, 2.0, true, x[2]);
+               }});
+  c.push_back({"feature_spline_attention",
+               "one head, T = 1",
+               {OffKnots({3, 1, 6}, 7, -1.0, 1.0), U({7})},
+               [](V x) { return feature_spline_attention(x[0], 1, x[1], -1.0, 1.0, true); }});
   c.push_back({"masked_fill", "causal", {U({2, 4, 4}), Causal(4)}, [](V x) {
                  return masked_fill(x[0], x[1], -3.0);
                }});

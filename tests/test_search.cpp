@@ -2,6 +2,7 @@
 // D_wts), determinism of the architecture file, staggered restarts.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 

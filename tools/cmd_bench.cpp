@@ -1,7 +1,9 @@
 // `tapir bench`: training-step throughput on the fixed configurations of
 // the benchmark page (tiny, small, lm): forward, next-token cross-entropy at
 // every position, backward, AdamW (lr 1e-3, weight decay 0.01), on one fixed
-// random batch. Median of the timed steps after warm-up.
+// random batch. Median of the timed steps after warm-up. Variants: the MLP
+// activation (gelu, relu, spline: 121 knots on [-20, 20], linear
+// extrapolation, GeLU init) and the attention (softmax, score-spline).
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -42,7 +44,8 @@ double peak_rss_mb() {
   return double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, int warmup, int steps) {
+BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, const std::string& attn,
+                      int warmup, int steps) {
   ModelConfig mc;
   mc.vocab = bc.vocab;
   mc.context = bc.context;
@@ -50,6 +53,7 @@ BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, int war
   mc.heads = bc.heads;
   mc.layers = bc.layers;
   mc.mlp_act = mlp_act;
+  mc.attn = attn;
   Transformer model(mc);
   model.init(0);
   OptimizerConfig oc;
@@ -94,7 +98,9 @@ BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, int war
   std::sort(times.begin(), times.end());
   BenchResult r;
   r.name = bc.name;
-  r.variant = mlp_act + "+softmax";
+  r.variant = mlp_act;
+  r.variant += "+";
+  r.variant += attn;
   r.threads = num_threads();
   r.step_seconds = times[times.size() / 2];
   r.tokens_per_s = double(B * T) / r.step_seconds;
@@ -145,6 +151,7 @@ Command add_bench_command(CLI::App& app) {
   struct Options {
     std::vector<std::string> configs = {"tiny", "small", "lm"};
     std::vector<std::string> mlp_acts = {"gelu"};
+    std::vector<std::string> attns = {"softmax"};
     int steps = 20, warmup = 5, threads = 1;
     bool json = false, gemm = false;
   };
@@ -153,7 +160,10 @@ Command add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"tiny", "small", "lm"}))
       ->capture_default_str();
   cmd->add_option("--mlp-act", o->mlp_acts, "MLP activations to compare")
-      ->check(CLI::IsMember({"gelu", "relu"}))
+      ->check(CLI::IsMember({"gelu", "relu", "spline"}))
+      ->capture_default_str();
+  cmd->add_option("--attn", o->attns, "Attention kernels to compare")
+      ->check(CLI::IsMember({"softmax", "score-spline"}))
       ->capture_default_str();
   cmd->add_option("--steps", o->steps, "Timed steps (median reported)")
       ->check(CLI::Range(1, 100000))
@@ -175,29 +185,30 @@ Command add_bench_command(CLI::App& app) {
               return 0;
             }
             if (!o->json)
-              std::printf("%-6s %-14s %7s %10s %12s %9s %10s %10s %12s\n", "config", "variant",
+              std::printf("%-6s %-20s %7s %10s %12s %9s %10s %10s %12s\n", "config", "variant",
                           "threads", "ms/step", "tokens/s", "steps/s", "peak MB", "GEMM share",
                           "GEMM GFLOP/s");
             for (const BenchConfig& bc : kConfigs) {
               if (std::find(o->configs.begin(), o->configs.end(), bc.name) == o->configs.end())
                 continue;
-              for (const std::string& act : o->mlp_acts) {
-                BenchResult r = bench_one(bc, act, o->warmup, o->steps);
-                if (o->json)
-                  std::printf(
-                      "{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"
-                      "\"step_ms\":%.3f,\"tokens_per_s\":%.1f,\"steps_per_s\":%.3f,"
-                      "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f}\n",
-                      r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
-                      r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb, r.gemm_share,
-                      r.gemm_gflops);
-                else
-                  std::printf("%-6s %-14s %7d %10.2f %12.0f %9.2f %10.1f %9.1f%% %12.1f\n",
-                              r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
-                              r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb,
-                              100 * r.gemm_share, r.gemm_gflops);
-                std::fflush(stdout);
-              }
+              for (const std::string& act : o->mlp_acts)
+                for (const std::string& attn : o->attns) {
+                  BenchResult r = bench_one(bc, act, attn, o->warmup, o->steps);
+                  if (o->json)
+                    std::printf(
+                        "{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"
+                        "\"step_ms\":%.3f,\"tokens_per_s\":%.1f,\"steps_per_s\":%.3f,"
+                        "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f}\n",
+                        r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
+                        r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb, r.gemm_share,
+                        r.gemm_gflops);
+                  else
+                    std::printf("%-6s %-20s %7d %10.2f %12.0f %9.2f %10.1f %9.1f%% %12.1f\n",
+                                r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
+                                r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb,
+                                100 * r.gemm_share, r.gemm_gflops);
+                  std::fflush(stdout);
+                }
             }
             return 0;
           }};

@@ -9,8 +9,9 @@
 namespace tapir {
 
 Command add_report_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("report", "Write an offline HTML report for a run, comparison, "
-                                           "search or transfer folder");
+  auto* cmd = app.add_subcommand("report",
+                                 "Write an offline HTML report for a run, comparison, "
+                                 "search or transfer folder");
   auto dir = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   cmd->add_option("dir", *dir, "The folder")->required();

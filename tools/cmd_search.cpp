@@ -82,17 +82,15 @@ Command add_search_command(CLI::App& app) {
             if (!o->quiet)
               events.on_eval = [&](int64_t step, double accuracy) {
                 const double secs =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                        .count();
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 std::printf("search step %lld: mean test accuracy of the models %.4f (%s)\n",
-                            static_cast<long long>(step), accuracy,
-                            format_duration(secs).c_str());
+                            static_cast<long long>(step), accuracy, format_duration(secs).c_str());
                 std::fflush(stdout);
               };
             search.run(events);
             if (!o->quiet)
-              std::printf("wrote %s/arch.safetensors (snapshots in %s/snapshots)\n",
-                          o->out.c_str(), o->out.c_str());
+              std::printf("wrote %s/arch.safetensors (snapshots in %s/snapshots)\n", o->out.c_str(),
+                          o->out.c_str());
             return 0;
           }};
 }

@@ -14,8 +14,8 @@
 #include "optim/search.h"
 #include "tools/commands.h"
 #include "tools/compare.h"
-#include "tools/transfer.h"
 #include "tools/train_options.h"
+#include "tools/transfer.h"
 
 namespace tapir {
 

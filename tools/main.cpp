@@ -13,9 +13,11 @@ int main(int argc, char** argv) {
   app.set_config("--config", "", "Read options from a TOML/INI file with [subcommand] sections");
   app.fallthrough();
   std::vector<tapir::Command> commands = {
-      tapir::add_train_command(app),   tapir::add_eval_command(app),
-      tapir::add_dump_command(app),    tapir::add_bench_command(app),
-      tapir::add_compare_command(app), tapir::add_search_command(app), tapir::add_transfer_command(app), tapir::add_report_command(app), tapir::add_selfcheck_command(app)};
+      tapir::add_train_command(app),    tapir::add_eval_command(app),
+      tapir::add_dump_command(app),     tapir::add_bench_command(app),
+      tapir::add_compare_command(app),  tapir::add_search_command(app),
+      tapir::add_transfer_command(app), tapir::add_report_command(app),
+      tapir::add_plot_command(app),     tapir::add_selfcheck_command(app)};
   // Unknown arguments fall through to here; only the commands that train
   // accept them (as task options), checked below. Set after the subcommands
   // are made, so that they do not inherit it.

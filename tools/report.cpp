@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string html_escape(const std::string& s) { return svg_escape(s); }
+std::string html_escape(const std::string& s) {
+  return svg_escape(s);
+}
 
 std::string page(const std::string& title, const std::string& body) {
   return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
@@ -57,7 +59,8 @@ std::string markdown_table_html(const std::string& md) {
 }
 
 struct Metrics {
-  std::map<std::string, std::vector<std::pair<double, double>>> accuracy, loss;  // split -> (step, v)
+  std::map<std::string, std::vector<std::pair<double, double>>> accuracy,
+      loss;                                 // split -> (step, v)
   std::map<std::string, Json> last_groups;  // split -> groups of its last evaluation
   std::string group_by;
 };
@@ -109,12 +112,13 @@ std::string run_section(const std::string& dir) {
   // split: for copy, the length-generalisation table.
   for (const auto& [split, groups] : m.last_groups) {
     body += "<h2>" + html_escape(split) + " by " + html_escape(m.group_by) +
-            " (last evaluation)</h2>\n<table><tr><th>" +
-            html_escape(m.group_by) + "</th><th>examples</th><th>accuracy</th><th>token accuracy"
+            " (last evaluation)</h2>\n<table><tr><th>" + html_escape(m.group_by) +
+            "</th><th>examples</th><th>accuracy</th><th>token accuracy"
             "</th></tr>\n";
     for (const auto& [key, g] : groups.as_object()) {
       char row[256];
-      std::snprintf(row, sizeof row, "<tr><td>%s</td><td>%lld</td><td>%.4f</td><td>%.4f</td></tr>\n",
+      std::snprintf(row, sizeof row,
+                    "<tr><td>%s</td><td>%lld</td><td>%.4f</td><td>%.4f</td></tr>\n",
                     html_escape(key).c_str(), static_cast<long long>(g.at("examples").as_int()),
                     g.at("accuracy").as_double(), g.at("token_accuracy").as_double());
       body += row;
@@ -179,15 +183,16 @@ std::string search_section(const std::string& dir) {
         {j.at("step").as_double(), j.at("mean_test_accuracy").as_double()});
     loss["D_arch loss"].push_back({j.at("step").as_double(), j.at("arch_loss").as_double()});
   }
-  body += svg_figure("", {curve_panel("models", "accuracy", acc),
-                          curve_panel("shared functions", "loss", loss)});
+  body += svg_figure(
+      "", {curve_panel("models", "accuracy", acc), curve_panel("shared functions", "loss", loss)});
   // The functions as they evolved: a few snapshots, then the final one.
   std::vector<fs::path> snapshots;
   if (fs::exists(fs::path(dir) / "snapshots"))
     for (const auto& e : fs::directory_iterator(fs::path(dir) / "snapshots"))
       snapshots.push_back(e.path());
   std::sort(snapshots.begin(), snapshots.end());
-  if (snapshots.size() > 3) snapshots = {snapshots.front(), snapshots[snapshots.size() / 2], snapshots.back()};
+  if (snapshots.size() > 3)
+    snapshots = {snapshots.front(), snapshots[snapshots.size() / 2], snapshots.back()};
   for (const fs::path& s : snapshots)
     body += "<h3>" + html_escape(s.filename().string()) + "</h3>\n" +
             architecture_svg(load_architecture(s.string()));

@@ -18,7 +18,13 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--mlp-ratio", c.model.mlp_ratio, "MLP hidden width / C")
       ->group(m)
       ->capture_default_str();
-  cmd.add_option("--mlp-act", c.model.mlp_act, "MLP activation: gelu | relu")
+  cmd.add_option("--mlp-act", c.model.mlp_act, "MLP activation: gelu | relu | spline")
+      ->group(m)
+      ->capture_default_str();
+  cmd.add_option("--attn", c.model.attn, "Attention: softmax | score-spline | feature-spline")
+      ->group(m)
+      ->capture_default_str();
+  cmd.add_option("--pos", c.model.pos, "Positions: learned | sinusoidal | none | alibi")
       ->group(m)
       ->capture_default_str();
   cmd.add_option("--context", c.model.context, "Position table size (0: the task's length)")
@@ -27,6 +33,43 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--init-std", c.model.init_std, "Std of the normal weight init")
       ->group(m)
       ->capture_default_str();
+
+  auto* sp = "Learned nonlinearities";
+  SplineConfig& ms = c.model.mlp_spline;
+  cmd.add_option("--spline-knots", ms.knots, "MLP spline: number of knots")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--spline-range", o.spline_range, "MLP spline: knot range LO,HI")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--spline-extrapolate", ms.extrapolate, "MLP spline: linear | constant")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--spline-init", ms.init, "MLP spline: gelu | identity | const:C")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--spline-scope", ms.scope, "MLP spline: layer (one per block) | shared")
+      ->group(sp)
+      ->capture_default_str();
+  SplineConfig& as = c.model.attn_spline;
+  cmd.add_option("--attn-spline-knots", as.knots, "Attention spline: number of knots")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--attn-spline-range", o.attn_spline_range, "Attention spline: range LO,HI")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--attn-spline-extrapolate", as.extrapolate, "Attention spline: linear | constant")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--attn-spline-scope", as.scope, "Attention spline: layer | shared")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_flag("--score-per-head", c.model.score_per_head, "score-spline: one spline per head")
+      ->group(sp);
+  cmd.add_option("--arch", c.arch_file, "Architecture file of learned functions to use")->group(sp);
+  cmd.add_flag("--arch-trainable", c.arch_trainable,
+               "Keep training the --arch functions (default: frozen)")
+      ->group(sp);
 
   auto* opt = "Optimizer";
   cmd.add_option("--optimizer", c.optimizer.name, "adamw | adam | sgd")
@@ -82,8 +125,33 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
       ->capture_default_str();
 }
 
+namespace {
+
+// "LO,HI" -> lo and hi.
+void parse_range(const char* flag, const std::string& text, double& lo, double& hi) {
+  const size_t comma = text.find(',');
+  bool ok = comma != std::string::npos;
+  if (ok) {
+    try {
+      size_t used_lo = 0, used_hi = 0;
+      const std::string a = text.substr(0, comma), b = text.substr(comma + 1);
+      lo = std::stod(a, &used_lo);
+      hi = std::stod(b, &used_hi);
+      ok = used_lo == a.size() && used_hi == b.size();
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  TAPIR_CHECK(ok, flag, " expects LO,HI (two numbers), got '", text, "'");
+}
+
+}  // namespace
+
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
   TrainConfig c = o.config;
+  parse_range("--spline-range", o.spline_range, c.model.mlp_spline.lo, c.model.mlp_spline.hi);
+  parse_range("--attn-spline-range", o.attn_spline_range, c.model.attn_spline.lo,
+              c.model.attn_spline.hi);
   for (const std::string& kv : o.task_opts) {
     const size_t eq = kv.find('=');
     TAPIR_CHECK(eq != std::string::npos && eq > 0, "--opt expects name=value, got '", kv, "'");

@@ -13,7 +13,9 @@ namespace tapir {
 struct TrainOptions {
   TrainConfig config;
   std::string schedule_kind = "constant";
-  std::vector<std::string> task_opts;  // "name=value" from --opt
+  std::vector<std::string> task_opts;        // "name=value" from --opt
+  std::string spline_range = "-20,20";       // "LO,HI" of the MLP spline
+  std::string attn_spline_range = "-20,20";  // and of the attention spline
 };
 
 // Registers the options on `cmd`. Task options are given as --opt name=value

@@ -81,9 +81,9 @@ TransferResult run_transfer(const TransferOptions& o) {
     TrainConfig c = for_task(o.base, task);
     c.model.mlp_act = "gelu";
     c.model.attn = "softmax";
-    r.baselines.push_back(run_variant(c, Variant{"baseline/" + task, {}}, o.seeds, o.threshold,
-                                      (fs::path(o.out_dir) / "cells" / ("baseline-" + task)).string(),
-                                      o.quiet));
+    r.baselines.push_back(
+        run_variant(c, Variant{"baseline/" + task, {}}, o.seeds, o.threshold,
+                    (fs::path(o.out_dir) / "cells" / ("baseline-" + task)).string(), o.quiet));
   }
   for (size_t row = 0; row < o.tasks.size(); ++row) {
     r.cells.emplace_back();
@@ -93,18 +93,22 @@ TransferResult run_transfer(const TransferOptions& o) {
       c.arch_file = archs[row];
       const std::string name = o.tasks[row] + "->" + o.tasks[col];
       const std::string dir =
-          (fs::path(o.out_dir) / "cells" / ("arch-" + o.tasks[row] + "-on-" + o.tasks[col])).string();
-      r.cells.back().push_back(run_variant(c, Variant{name, {}}, o.seeds, o.threshold, dir, o.quiet));
-      r.relative.back().push_back(relative_value(o.metric, r.cells.back().back(), r.baselines[col]));
+          (fs::path(o.out_dir) / "cells" / ("arch-" + o.tasks[row] + "-on-" + o.tasks[col]))
+              .string();
+      r.cells.back().push_back(
+          run_variant(c, Variant{name, {}}, o.seeds, o.threshold, dir, o.quiet));
+      r.relative.back().push_back(
+          relative_value(o.metric, r.cells.back().back(), r.baselines[col]));
     }
   }
   return r;
 }
 
 std::string transfer_markdown(const TransferResult& r) {
-  std::string out = r.metric == "accuracy"
-                        ? "Final test accuracy minus the baseline's (median over seeds).\n\n"
-                        : "Speed-up to the threshold: baseline median steps / cell median steps.\n\n";
+  std::string out =
+      r.metric == "accuracy"
+          ? "Final test accuracy minus the baseline's (median over seeds).\n\n"
+          : "Speed-up to the threshold: baseline median steps / cell median steps.\n\n";
   out += "| functions from \\ trained on |";
   for (const std::string& t : r.tasks) out += " " + t + " |";
   out += "\n|---|";

@@ -1,8 +1,12 @@
-// Fused causal multi-head attention. Each (batch, head) pair is independent:
-// pairs are split across threads, and within a pair the two products run
-// through Eigen on strided views of the packed qkv array (no copies). Eigen,
-// not BLAS, because these calls happen inside a parallel region (see
-// engine/threads.h) and are small.
+// Fused causal multi-head attention, softmax or score-spline. Each (batch,
+// head) pair is independent: pairs are split across threads, and within a
+// pair the two products run through Eigen on strided views of the packed qkv
+// array (no copies). Eigen, not BLAS, because these calls happen inside a
+// parallel region (see engine/threads.h) and are small.
+//
+// The score-spline variant differs only in the row transform: the scores go
+// through the spline g before the max-subtracted exponential, and backward
+// passes the probabilities' gradient back through g' and into g's knots.
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 #include <cmath>
@@ -10,6 +14,7 @@
 #include <vector>
 
 #include "engine/cpu/kernels.h"
+#include "engine/cpu/spline_eval.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {
@@ -23,13 +28,21 @@ using ConstStrided = Eigen::Map<const RowMatrix<T>, 0, Eigen::OuterStride<>>;
 template <typename T>
 using Strided = Eigen::Map<RowMatrix<T>, 0, Eigen::OuterStride<>>;
 
-}  // namespace
+// The score spline of the variant; values == nullptr means plain softmax.
+template <typename T>
+struct ScoreSpline {
+  const T* values = nullptr;  // (K) or (H, K)
+  SplineGrid grid{2, 0.0, 1.0, true};
+  bool per_head = false;
+  const T* head_values(int64_t h) const { return values + (per_head ? h * grid.knots : 0); }
+};
 
 template <typename T>
-void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
-                       const T* slopes, T* probs, T* out) {
+void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, const T* slopes,
+                  const ScoreSpline<T>& g, T* scores, T* probs, T* out) {
   const int64_t D = C / H, stride = 3 * C;
   const T scale = T(1) / std::sqrt(T(D));
+  const SplineLocator<T> loc(g.grid);
   parallel_for(B * H, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t pair = p0; pair < p1; ++pair) {
       const int64_t b = pair / H, h = pair % H;
@@ -40,13 +53,21 @@ void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_
       Eigen::Map<RowMatrix<T>> p(probs + pair * T_len * T_len, T_len, T_len);
       p.noalias() = (q * k.transpose()) * scale;
       const T slope = slopes ? slopes[h] : T(0);
+      const T* gv = g.values ? g.head_values(h) : nullptr;
       for (int64_t i = 0; i < T_len; ++i) {
         T* row = p.data() + i * T_len;
-        T mx = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j <= i; ++j) {
-          row[j] -= slope * T(i - j);
-          mx = row[j] > mx ? row[j] : mx;
+        for (int64_t j = 0; j <= i; ++j) row[j] -= slope * T(i - j);
+        if (gv) {
+          T* srow = scores + pair * T_len * T_len + i * T_len;
+          for (int64_t j = 0; j <= i; ++j) {
+            srow[j] = row[j];
+            const int32_t kk = loc.interval(loc.units(row[j]));
+            row[j] = spline_value(gv, kk, loc.position(row[j], kk));
+          }
+          for (int64_t j = i + 1; j < T_len; ++j) srow[j] = 0;
         }
+        T mx = -std::numeric_limits<T>::infinity();
+        for (int64_t j = 0; j <= i; ++j) mx = row[j] > mx ? row[j] : mx;
         T sum = 0;
         for (int64_t j = 0; j <= i; ++j) {
           row[j] = std::exp(row[j] - mx);
@@ -62,52 +83,139 @@ void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_
   });
 }
 
+constexpr int kCopies = 4;  // interleaved knot-sum copies (see spline.cpp)
+
 template <typename T>
-void attention_backward(const T* qkv, const T* probs, const T* d_out, int64_t B, int64_t T_len,
-                        int64_t C, int64_t H, T* d_qkv) {
-  const int64_t D = C / H, stride = 3 * C;
+void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out, int64_t B,
+                   int64_t T_len, int64_t C, int64_t H, const ScoreSpline<T>& g, T* d_qkv,
+                   T* d_g_values) {
+  const int64_t D = C / H, stride = 3 * C, K = g.grid.knots;
   const T scale = T(1) / std::sqrt(T(D));
+  const SplineLocator<T> loc(g.grid);
+  // Knot sums per pair, kept by the calling thread (grows once).
+  thread_local std::vector<T> partials;
+  const bool knot_grad = g.values && d_g_values;
+  if (knot_grad) partials.resize(static_cast<size_t>(B * H * K));
+  T* partial = partials.data();
   parallel_for(B * H, 1, [&](int64_t p0, int64_t p1) {
-    // Per-thread scratch for d_probs; grows once, then reused (no malloc in
-    // the steady state).
-    thread_local std::vector<T> scratch;
+    // Per-thread scratch for d_probs and the knot sums; grows once, then
+    // reused (no malloc in the steady state).
+    thread_local std::vector<T> scratch, copies;
     scratch.resize(static_cast<size_t>(T_len * T_len));
+    if (knot_grad) copies.resize(static_cast<size_t>(kCopies * K));
     for (int64_t pair = p0; pair < p1; ++pair) {
       const int64_t b = pair / H, h = pair % H;
       const int64_t offset = b * T_len * stride + h * D;
       ConstStrided<T> q(qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
       ConstStrided<T> k(qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));
       ConstStrided<T> v(qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
-      Strided<T> dq(d_qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
-      Strided<T> dk(d_qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));
-      Strided<T> dv(d_qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
       Eigen::Map<const RowMatrix<T>> p(probs + pair * T_len * T_len, T_len, T_len);
       ConstStrided<T> d_o(d_out + b * T_len * C + h * D, T_len, D, Eigen::OuterStride<>(C));
       Eigen::Map<RowMatrix<T>> ds(scratch.data(), T_len, T_len);
 
-      dv.noalias() += p.transpose() * d_o;
+      if (d_qkv) {
+        Strided<T> dv(d_qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
+        dv.noalias() += p.transpose() * d_o;
+      }
       ds.noalias() = d_o * v.transpose();  // d_probs
-      // Softmax backward row by row, then the 1/sqrt(D) of the scores. The
-      // ALiBi bias is a constant: it passes no gradient.
+      const T* gv = g.values ? g.head_values(h) : nullptr;
+      if (knot_grad) std::fill(copies.begin(), copies.end(), T(0));
+      // Softmax backward row by row (gives d g(s)), through g' for the
+      // score spline, then the 1/sqrt(D) of the scores. The ALiBi bias is a
+      // constant: it passes no gradient.
       for (int64_t i = 0; i < T_len; ++i) {
         const T* prow = p.data() + i * T_len;
         T* grow = ds.data() + i * T_len;
         T dot = 0;
         for (int64_t j = 0; j <= i; ++j) dot += prow[j] * grow[j];
-        for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot) * scale;
+        if (!gv) {
+          for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot) * scale;
+        } else {
+          const T* srow = scores + pair * T_len * T_len + i * T_len;
+          for (int64_t j = 0; j <= i; ++j) {
+            const T d_g = prow[j] * (grow[j] - dot);
+            const T u = loc.units(srow[j]);
+            const int32_t kk = loc.interval(u);
+            grow[j] = d_g * loc.slope_scale(u) * (gv[kk + 1] - gv[kk]) * scale;
+            if (knot_grad) {
+              const T t = loc.position(srow[j], kk);
+              T* hist = copies.data() + (j % kCopies) * K + kk;
+              hist[0] += d_g - d_g * t;
+              hist[1] += d_g * t;
+            }
+          }
+        }
         for (int64_t j = i + 1; j < T_len; ++j) grow[j] = 0;
       }
-      dq.noalias() += ds * k;
-      dk.noalias() += ds.transpose() * q;
+      if (knot_grad)
+        for (int64_t kk = 0; kk < K; ++kk) {
+          T s = 0;
+          for (int c = 0; c < kCopies; ++c) s += copies[c * K + kk];
+          partial[pair * K + kk] = s;
+        }
+      if (d_qkv) {  // null when only the spline needs a gradient
+        Strided<T> dq(d_qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
+        Strided<T> dk(d_qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));
+        dq.noalias() += ds * k;
+        dk.noalias() += ds.transpose() * q;
+      }
     }
   });
+  if (!knot_grad) return;
+  // Pair order: b outer, h inner; a per-head spline sums over b only.
+  const int64_t rows = g.per_head ? H : 1;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t kk = 0; kk < K; ++kk) {
+      double s = 0;
+      for (int64_t pair = 0; pair < B * H; ++pair)
+        if (!g.per_head || pair % H == r) s += double(partial[pair * K + kk]);
+      d_g_values[r * K + kk] += static_cast<T>(s);
+    }
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                \
-  template void attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t, const T*, \
-                                     T*, T*);                                               \
-  template void attention_backward<T>(const T*, const T*, const T*, int64_t, int64_t, int64_t, \
-                                      int64_t, T*);
+}  // namespace
+
+template <typename T>
+void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
+                       const T* slopes, T* probs, T* out) {
+  forward_impl(qkv, B, T_len, C, H, slopes, ScoreSpline<T>{}, static_cast<T*>(nullptr), probs, out);
+}
+
+template <typename T>
+void attention_backward(const T* qkv, const T* probs, const T* d_out, int64_t B, int64_t T_len,
+                        int64_t C, int64_t H, T* d_qkv) {
+  backward_impl(qkv, static_cast<const T*>(nullptr), probs, d_out, B, T_len, C, H, ScoreSpline<T>{},
+                d_qkv, static_cast<T*>(nullptr));
+}
+
+template <typename T>
+void score_spline_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
+                                    const T* slopes, const T* g_values, const SplineGrid& grid,
+                                    bool per_head, T* scores, T* probs, T* out) {
+  forward_impl(qkv, B, T_len, C, H, slopes, ScoreSpline<T>{g_values, grid, per_head}, scores, probs,
+               out);
+}
+
+template <typename T>
+void score_spline_attention_backward(const T* qkv, const T* scores, const T* probs, const T* d_out,
+                                     int64_t B, int64_t T_len, int64_t C, int64_t H,
+                                     const T* g_values, const SplineGrid& grid, bool per_head,
+                                     T* d_qkv, T* d_g_values) {
+  backward_impl(qkv, scores, probs, d_out, B, T_len, C, H, ScoreSpline<T>{g_values, grid, per_head},
+                d_qkv, d_g_values);
+}
+
+#define TAPIR_INSTANTIATE(T)                                                                       \
+  template void attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t, const T*, T*,   \
+                                     T*);                                                          \
+  template void attention_backward<T>(const T*, const T*, const T*, int64_t, int64_t, int64_t,     \
+                                      int64_t, T*);                                                \
+  template void score_spline_attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t,    \
+                                                  const T*, const T*, const SplineGrid&, bool, T*, \
+                                                  T*, T*);                                         \
+  template void score_spline_attention_backward<T>(const T*, const T*, const T*, const T*,         \
+                                                   int64_t, int64_t, int64_t, int64_t, const T*,   \
+                                                   const SplineGrid&, bool, T*, T*);
 TAPIR_INSTANTIATE(float)
 TAPIR_INSTANTIATE(double)
 #undef TAPIR_INSTANTIATE

@@ -103,6 +103,27 @@ void masked_fill_forward(const T* x, int64_t n, const int32_t* mask, int64_t n_m
 template <typename T>
 void masked_fill_backward(const T* d_out, int64_t n, const int32_t* mask, int64_t n_mask, T* d_x);
 
+// --- linear spline (spline.cpp) ---------------------------------------------------
+// A 1-D linear spline: values v[0..K-1] at K equally spaced knots
+// lo + k (hi - lo) / (K - 1); between knots it interpolates linearly, outside
+// [lo, hi] it continues the end segments (linear) or holds the end values
+// (constant). Requires K >= 2 and lo < hi.
+struct SplineGrid {
+  int64_t knots;
+  double lo, hi;
+  bool linear;  // linear (true) or constant (false) extrapolation
+};
+// out[i] = spline(x[i]), n elements.
+template <typename T>
+void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& grid, T* out);
+// d_x[i] += spline'(x[i]) d_out[i]; d_values[k] += the sum over elements of
+// d_out times the interpolation weight of knot k (1 - t on the left knot of
+// an element's interval, t on the right one). The knot sums are formed per
+// fixed chunk and added in chunk order: the same bits for any thread count.
+template <typename T>
+void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& grid, const T* d_out,
+                     T* d_x, T* d_values);
+
 // --- optimizer updates (f32, in place) -------------------------------------------
 // Fused per-element updates of a parameter w from its gradient g, parallel over
 // elements; each element depends only on its own values, so results do not
@@ -144,5 +165,43 @@ void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_
 template <typename T>
 void attention_backward(const T* qkv, const T* probs, const T* d_out, int64_t B, int64_t T_len,
                         int64_t C, int64_t H, T* d_qkv);
+
+// Score-spline attention: the same with p_ij = exp(g(s_ij) - m_i) / sum_j
+// exp(g(s_ij) - m_i), m_i = max_{j <= i} g(s_ij), where g is a linear spline
+// on `grid` with values g_values (K) shared by the heads, or (H, K) with row h
+// for head h when per_head. With g the identity this is softmax attention.
+// scores (B, H, T, T) keeps s (with the ALiBi bias) for backward; entries
+// above the diagonal are 0 in scores and probs.
+template <typename T>
+void score_spline_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
+                                    const T* slopes, const T* g_values, const SplineGrid& grid,
+                                    bool per_head, T* scores, T* probs, T* out);
+// Accumulates into d_qkv (B, T, 3C) and d_g_values (K or H*K); either may
+// be null (not needed). The knot sums are formed per (batch, head) pair and added in pair
+// order (deterministic).
+template <typename T>
+void score_spline_attention_backward(const T* qkv, const T* scores, const T* probs, const T* d_out,
+                                     int64_t B, int64_t T_len, int64_t C, int64_t H,
+                                     const T* g_values, const SplineGrid& grid, bool per_head,
+                                     T* d_qkv, T* d_g_values);
+
+// --- causal feature-kernel (linear) attention (attention_feature.cpp) -------------
+// K(q, k) = phi(q) . phi(k) with phi(x) = softplus(g(x)) + kFeatureEps applied
+// elementwise, g a linear spline (values (K) on `grid`), so every kernel value
+// is positive. Per (b, h), with running sums over j <= i (never a T x T
+// array):
+//   S_i = sum_j phi(k_j) v_j^T (D x D),  z_i = sum_j phi(k_j) (D)
+//   out_i = phi(q_i)^T S_i / (phi(q_i) . z_i)
+// features (B, T, 2C) keeps [phi(q) | phi(k)] for backward.
+constexpr double kFeatureEps = 1e-4;
+template <typename T>
+void feature_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
+                               const T* g_values, const SplineGrid& grid, T* features, T* out);
+// out is the forward's output. Accumulates into d_qkv and d_g_values (null:
+// not needed), the knot sums per (batch, head) pair added in pair order.
+template <typename T>
+void feature_attention_backward(const T* qkv, const T* features, const T* out, const T* d_out,
+                                int64_t B, int64_t T_len, int64_t C, int64_t H, const T* g_values,
+                                const SplineGrid& grid, T* d_qkv, T* d_g_values);
 
 }  // namespace tapir::cpu

@@ -1,0 +1,205 @@
+// Architecture files (nn/architecture.h): a model's learned functions saved
+// and loaded with their description, applied to a new model (frozen or
+// trainable) through the training config, refused where they do not fit;
+// and the SVG figure of `tapir plot arch`.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "engine/file_io.h"
+#include "engine/safetensors.h"
+#include "nn/architecture.h"
+#include "optim/trainer.h"
+#include "tools/commands.h"
+#include "tools/svg.h"
+
+using namespace tapir;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder under the system temp dir, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string name = "tapir_arch_";
+    name += std::to_string(getpid());
+    path = fs::temp_directory_path() / name;
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const char* name) const { return (path / name).string(); }
+};
+
+ModelConfig learned_config() {
+  ModelConfig c;
+  c.vocab = 25;
+  c.context = 4;
+  c.width = 16;
+  c.heads = 4;
+  c.layers = 2;
+  c.mlp_act = "spline";
+  c.mlp_spline.knots = 33;
+  c.mlp_spline.lo = -4;
+  c.mlp_spline.hi = 4;
+  c.mlp_spline.extrapolate = "constant";
+  c.attn = "score-spline";
+  c.attn_spline.scope = "shared";
+  c.score_per_head = true;
+  return c;
+}
+
+// Gives every learned function distinct values, so a copy can be checked.
+void scribble(Transformer& m) {
+  float x = 0.25f;
+  for (auto& f : m.learned_functions()) {
+    Tensor v = f.spline->values().tensor();
+    for (int64_t i = 0; i < v.numel(); ++i) v.data<float>()[i] = (x += 0.125f);
+  }
+}
+
+TrainConfig tiny_run(const std::string& arch_file, bool trainable) {
+  TrainConfig c;
+  c.task = "modadd";
+  c.task_options.set("p", "23");
+  c.task_options.set("arch-frac", "0");
+  c.model.width = 16;
+  c.model.heads = 4;
+  c.model.layers = 2;
+  c.batch = 32;
+  c.steps = 3;
+  c.arch_file = arch_file;
+  c.arch_trainable = trainable;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("architecture files round-trip the learned functions and their description") {
+  TempDir dir;
+  Transformer source(learned_config());
+  scribble(source);
+  save_architecture(dir.file("arch.safetensors"), architecture_of(source));
+  const Architecture a = load_architecture(dir.file("arch.safetensors"));
+  CHECK(a.mlp_learned);
+  CHECK(a.mlp_spline.knots == 33);
+  CHECK(a.mlp_spline.extrapolate == "constant");
+  CHECK(a.attn == "score-spline");
+  CHECK(a.score_per_head);
+  CHECK(a.attn_spline.scope == "shared");
+  REQUIRE(a.functions.size() == 3);
+  CHECK(a.functions[0].name == "blocks.0.mlp.act.values");
+  CHECK(a.functions[2].name == "attn_kernel.values");
+  CHECK(a.functions[2].rows == 4);
+
+  // Into a plain config: the learned slots are switched on, then the values
+  // copied and frozen.
+  ModelConfig target;
+  target.vocab = 25;
+  target.context = 4;
+  target.width = 16;
+  target.heads = 4;
+  target.layers = 2;
+  apply_architecture(a, target);
+  CHECK(target.mlp_act == "spline");
+  CHECK(target.attn == "score-spline");
+  Transformer copy(target);
+  load_architecture_values(a, copy, /*trainable=*/false, "arch");
+  for (const char* name : {"blocks.1.mlp.act.values", "attn_kernel.values"}) {
+    Parameter* p = copy.find_parameter(name);
+    Parameter* q = source.find_parameter(name);
+    for (int64_t i = 0; i < p->tensor().numel(); ++i)
+      REQUIRE(p->tensor().item(i) == q->tensor().item(i));
+    CHECK(p->frozen);
+  }
+
+  // Per-layer functions need the same number of layers; per-head ones the
+  // same heads.
+  ModelConfig deeper = target;
+  deeper.layers = 3;
+  CHECK_THROWS_WITH_AS(apply_architecture(a, deeper),
+                       doctest::Contains("per layer for 2 layers, but the model has 3"), Error);
+  ModelConfig wider = target;
+  wider.heads = 2;
+  CHECK_THROWS_WITH_AS(apply_architecture(a, wider),
+                       doctest::Contains("per head for 4 heads, but the model has 2"), Error);
+  // A model without learned functions has nothing to save; other files are refused.
+  ModelConfig plain = target;
+  plain.mlp_act = "gelu";
+  plain.attn = "softmax";
+  plain.score_per_head = false;
+  Transformer gelu_model(plain);
+  CHECK_THROWS_WITH_AS(save_architecture(dir.file("none.safetensors"), architecture_of(gelu_model)),
+                       doctest::Contains("no learned function"), Error);
+  save_safetensors(dir.file("other.safetensors"), {}, {{"format", "tapir.checkpoint.v1"}});
+  CHECK_THROWS_WITH_AS(load_architecture(dir.file("other.safetensors")),
+                       doctest::Contains("not a tapir architecture file"), Error);
+}
+
+TEST_CASE("train --arch: the functions are frozen by default, trainable on request") {
+  TempDir dir;
+  ModelConfig c = learned_config();
+  c.vocab = 25;
+  Transformer source(c);
+  scribble(source);
+  const std::string path = dir.file("arch.safetensors");
+  save_architecture(path, architecture_of(source));
+  for (bool trainable : {false, true}) {
+    CAPTURE(trainable);
+    Trainer t(tiny_run(path, trainable), "");
+    CHECK(t.config().model.mlp_act == "spline");
+    CHECK(t.config().model.attn == "score-spline");
+    t.run();
+    bool unchanged = true;
+    for (const char* name : {"blocks.0.mlp.act.values", "attn_kernel.values"}) {
+      Tensor now = t.model().find_parameter(name)->tensor();
+      Tensor before = source.find_parameter(name)->tensor();
+      for (int64_t i = 0; i < now.numel(); ++i)
+        unchanged = unchanged && now.item(i) == before.item(i);
+    }
+    CHECK(unchanged == !trainable);
+  }
+  CHECK_THROWS_WITH_AS(Trainer(tiny_run(dir.file("missing.safetensors"), false), ""),
+                       doctest::Contains("does not exist"), Error);
+}
+
+TEST_CASE("svg figures: ticks, escaping, one polyline per series") {
+  const std::vector<double> ticks = nice_ticks(-20, 20, 5);
+  CHECK(ticks == std::vector<double>{-20, -10, 0, 10, 20});
+  CHECK(nice_ticks(0, 0.9, 4).size() >= 4);
+  CHECK(svg_escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;");
+  SvgPanel p;
+  p.title = "g <1>";
+  p.series.push_back({"learned", {0, 1, 2}, {0, 1, 0}, "", false});
+  p.series.push_back({"ref", {0, 2}, {0, 2}, "#888", true});
+  const std::string svg = svg_figure("t", {p, p, p});
+  CHECK(svg.rfind("<?xml", 0) == 0);
+  CHECK(svg.find("</svg>") != std::string::npos);
+  CHECK(svg.find("g &lt;1&gt;") != std::string::npos);
+  size_t lines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos;
+       at = svg.find("<polyline", at + 1))
+    ++lines;
+  CHECK(lines == 6);
+}
+
+TEST_CASE("tapir plot arch writes an SVG with each function and its reference") {
+  TempDir dir;
+  Transformer source(learned_config());
+  save_architecture(dir.file("arch.safetensors"), architecture_of(source));
+  CLI::App app;
+  Command plot = add_plot_command(app);
+  const std::string file = dir.file("arch.safetensors"), out = dir.file("arch.svg");
+  std::vector<std::string> args = {out, "-o", file, "arch", "plot"};  // reversed for CLI11
+  app.parse(args);
+  REQUIRE(plot.run() == 0);
+  const std::string svg = read_file(out);
+  CHECK(svg.find("layer 1, MLP activation") != std::string::npos);
+  CHECK(svg.find("shared, score kernel g(s)") != std::string::npos);
+  CHECK(svg.find("GeLU") != std::string::npos);
+  CHECK(svg.find("head 3") != std::string::npos);
+}

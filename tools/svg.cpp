@@ -1,0 +1,224 @@
+#include "tools/svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+namespace tapir {
+
+namespace {
+
+// Appends the pieces in order (piecewise: no chained temporaries).
+template <typename... Parts>
+void put(std::string& out, const Parts&... parts) {
+  (out.append(std::string_view(parts)), ...);
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string tick_label(double v) {
+  if (std::fabs(v) < 1e-12) v = 0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+struct Range {
+  double lo = INFINITY, hi = -INFINITY;
+  void add(double v) {
+    if (!std::isfinite(v)) return;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  // A usable range: empty becomes [0, 1], a point is widened.
+  void settle() {
+    if (lo > hi) lo = 0, hi = 1;
+    if (hi - lo < 1e-12) {
+      const double pad = std::max(1.0, std::fabs(lo)) * 0.5;
+      lo -= pad;
+      hi += pad;
+    }
+  }
+};
+
+// One panel into `out`, its top-left corner at (x0, y0); `id` names its clip
+// path.
+void render_panel(const SvgPanel& panel, size_t id, double x0, double y0, const SvgLayout& layout,
+                  std::string& out) {
+  const double left = 56, right = 12, top = 26, bottom = 40;
+  const double w = layout.panel_width - left - right, h = layout.panel_height - top - bottom;
+  Range rx, ry;
+  for (const SvgSeries& s : panel.series)
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) rx.add(s.x[i]), ry.add(s.y[i]);
+  for (const SvgSeries& s : panel.series)
+    for (size_t i = 0; i < s.band_lo.size() && i < s.band_hi.size(); ++i)
+      ry.add(s.band_lo[i]), ry.add(s.band_hi[i]);
+  rx.settle();
+  ry.settle();
+  const double pad = 0.05 * (ry.hi - ry.lo);
+  ry.lo -= pad;
+  ry.hi += pad;
+  const double px = x0 + left, py = y0 + top;
+  auto sx = [&](double x) { return px + (x - rx.lo) / (rx.hi - rx.lo) * w; };
+  auto sy = [&](double y) { return py + h - (y - ry.lo) / (ry.hi - ry.lo) * h; };
+  std::string clip = "clip";
+  clip += std::to_string(id);
+
+  put(out, "<g>\n<clipPath id=\"", clip, "\"><rect x=\"", num(px), "\" y=\"", num(py),
+      "\" width=\"", num(w), "\" height=\"", num(h), "\"/></clipPath>\n");
+  put(out, "<text x=\"", num(px + w / 2), "\" y=\"", num(y0 + 16),
+      "\" text-anchor=\"middle\" font-size=\"13\">", svg_escape(panel.title), "</text>\n");
+  // Grid lines and tick labels.
+  for (double t : nice_ticks(rx.lo, rx.hi)) {
+    const std::string x = num(sx(t));
+    put(out, "<line x1=\"", x, "\" y1=\"", num(py), "\" x2=\"", x, "\" y2=\"", num(py + h),
+        "\" stroke=\"#e3e3e3\"/>\n");
+    put(out, "<text x=\"", x, "\" y=\"", num(py + h + 14),
+        "\" text-anchor=\"middle\" font-size=\"10\">", tick_label(t), "</text>\n");
+  }
+  for (double t : nice_ticks(ry.lo, ry.hi)) {
+    const std::string y = num(sy(t));
+    put(out, "<line x1=\"", num(px), "\" y1=\"", y, "\" x2=\"", num(px + w), "\" y2=\"", y,
+        "\" stroke=\"#e3e3e3\"/>\n");
+    put(out, "<text x=\"", num(px - 5), "\" y=\"", y,
+        "\" text-anchor=\"end\" dominant-baseline=\"middle\" font-size=\"10\">", tick_label(t),
+        "</text>\n");
+  }
+  put(out, "<rect x=\"", num(px), "\" y=\"", num(py), "\" width=\"", num(w), "\" height=\"", num(h),
+      "\" fill=\"none\" stroke=\"#444\"/>\n");
+  put(out, "<text x=\"", num(px + w / 2), "\" y=\"", num(py + h + 32),
+      "\" text-anchor=\"middle\" font-size=\"11\">", svg_escape(panel.x_label), "</text>\n");
+  put(out, "<text transform=\"translate(", num(x0 + 14), " ", num(py + h / 2),
+      ") rotate(-90)\" text-anchor=\"middle\" font-size=\"11\">", svg_escape(panel.y_label),
+      "</text>\n");
+  // The lines, clipped to the plot area; a non-finite point starts a new line.
+  put(out, "<g clip-path=\"url(#", clip, ")\">\n");
+  // Bands first, under every line: a closed polygon, upper edge then lower.
+  for (size_t k = 0; k < panel.series.size(); ++k) {
+    const SvgSeries& s = panel.series[k];
+    const size_t n = std::min({s.x.size(), s.band_lo.size(), s.band_hi.size()});
+    if (n == 0) continue;
+    std::string points;
+    for (size_t i = 0; i < n; ++i) put(points, num(sx(s.x[i])), ",", num(sy(s.band_hi[i])), " ");
+    for (size_t i = n; i-- > 0;) put(points, num(sx(s.x[i])), ",", num(sy(s.band_lo[i])), " ");
+    put(out, "<polygon fill=\"", svg_escape(s.color.empty() ? svg_palette(k) : s.color),
+        "\" fill-opacity=\"0.18\" stroke=\"none\" points=\"", points, "\"/>\n");
+  }
+  for (size_t k = 0; k < panel.series.size(); ++k) {
+    const SvgSeries& s = panel.series[k];
+    const std::string color = svg_escape(s.color.empty() ? svg_palette(k) : s.color);
+    std::string points;
+    auto flush = [&]() {
+      if (points.empty()) return;
+      put(out, "<polyline fill=\"none\" stroke=\"", color, "\" stroke-width=\"1.6\"",
+          s.dashed ? " stroke-dasharray=\"5 3\"" : "", " points=\"", points, "\"/>\n");
+      points.clear();
+    };
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) {
+        flush();
+        continue;
+      }
+      put(points, num(sx(s.x[i])), ",", num(sy(s.y[i])), " ");
+    }
+    flush();
+  }
+  out += "</g>\n";
+  // Legend, top left inside the plot area.
+  double ly = py + 12;
+  for (size_t k = 0; k < panel.series.size(); ++k) {
+    const SvgSeries& s = panel.series[k];
+    if (s.label.empty()) continue;
+    const std::string color = svg_escape(s.color.empty() ? svg_palette(k) : s.color);
+    put(out, "<line x1=\"", num(px + 8), "\" y1=\"", num(ly), "\" x2=\"", num(px + 26), "\" y2=\"",
+        num(ly), "\" stroke=\"", color, "\" stroke-width=\"2\"",
+        s.dashed ? " stroke-dasharray=\"5 3\"" : "", "/>\n");
+    put(out, "<text x=\"", num(px + 30), "\" y=\"", num(ly),
+        "\" dominant-baseline=\"middle\" font-size=\"10\">", svg_escape(s.label), "</text>\n");
+    ly += 14;
+  }
+  out += "</g>\n";
+}
+
+}  // namespace
+
+std::vector<double> nice_ticks(double lo, double hi, int target) {
+  std::vector<double> ticks;
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi) || target < 1) return ticks;
+  // The step of 1, 2, 5 or 10 times a power of ten whose tick count is
+  // closest to the target (the larger step on a tie).
+  const double mag = std::pow(10.0, std::floor(std::log10((hi - lo) / target)));
+  double step = mag;
+  int64_t best = INT64_MAX;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    const double s = m * mag;
+    const auto count = int64_t(std::floor(hi / s + 1e-9) - std::ceil(lo / s - 1e-9)) + 1;
+    const int64_t miss = count > target ? count - target : target - count;
+    if (miss <= best) best = miss, step = s;
+  }
+  for (double t = std::ceil(lo / step) * step; t <= hi + 1e-9 * step; t += step) ticks.push_back(t);
+  return ticks;
+}
+
+std::string svg_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+const char* svg_palette(size_t index) {
+  static const char* colors[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                 "#E69F00", "#56B4E9", "#F0E442", "#000000"};
+  return colors[index % 8];
+}
+
+std::string svg_figure(const std::string& title, const std::vector<SvgPanel>& panels,
+                       const SvgLayout& layout) {
+  const int columns = std::max(1, std::min<int>(layout.columns, int(panels.size())));
+  const int rows = (int(panels.size()) + columns - 1) / columns;
+  const double head = title.empty() ? 0 : 30;
+  const double width = columns * layout.panel_width, height = head + rows * layout.panel_height;
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  put(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", num(width), "\" height=\"",
+      num(height), "\" viewBox=\"0 0 ", num(width), " ", num(height),
+      "\" font-family=\"sans-serif\">\n");
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  if (!title.empty())
+    put(out, "<text x=\"", num(width / 2), "\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">",
+        svg_escape(title), "</text>\n");
+  for (size_t i = 0; i < panels.size(); ++i) {
+    const double x0 = double(int(i) % columns) * layout.panel_width;
+    const double y0 = head + double(int(i) / columns) * layout.panel_height;
+    render_panel(panels[i], i, x0, y0, layout, out);
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace tapir
