@@ -2,6 +2,8 @@
 // D_wts), determinism of the architecture file, staggered restarts.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -101,7 +103,8 @@ TEST_CASE("the shared functions move only by their own optimizer, once per step"
 TEST_CASE("the same search twice writes a bit-identical architecture file") {
   std::string bytes[2];
   for (int k = 0; k < 2; ++k) {
-    const fs::path dir = fs::temp_directory_path() / ("tapir_search_" + std::to_string(k));
+    const fs::path dir = fs::temp_directory_path() /
+                         ("tapir_search_" + std::to_string(::getpid()) + "_" + std::to_string(k));
     fs::remove_all(dir);
     Search search(small_search(), dir.string());
     search.run();

@@ -3,6 +3,8 @@
 // checkpoint round trips and the errors a user can run into.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <sstream>
 
@@ -36,7 +38,8 @@ TrainConfig small_modadd() {
 }
 
 std::string temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("tapir_test_" + name);
+  // The process id keeps concurrent runs of the suite apart.
+  fs::path p = fs::temp_directory_path() / ("tapir_test_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(p);
   return p.string();
 }
