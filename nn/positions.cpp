@@ -4,12 +4,13 @@
 
 namespace tapir {
 
-void sinusoidal_table(int64_t rows, int64_t width, float* table) {
+void sinusoidal_table(int64_t rows, int64_t width, double scale, float* table) {
   for (int64_t t = 0; t < rows; ++t)
     for (int64_t c = 0; c < width; ++c) {
       const int64_t pair = c / 2;
       const double angle = double(t) / std::pow(10000.0, double(2 * pair) / double(width));
-      table[t * width + c] = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+      table[t * width + c] =
+          static_cast<float>(scale * (c % 2 == 0 ? std::sin(angle) : std::cos(angle)));
     }
 }
 

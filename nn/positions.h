@@ -6,9 +6,9 @@
 
 namespace tapir {
 
-// table (rows, width): row t, column 2i = sin(t / 10000^(2i / width)),
-// column 2i + 1 = cos(t / 10000^(2i / width)).
-void sinusoidal_table(int64_t rows, int64_t width, float* table);
+// table (rows, width): row t, column 2i = scale sin(t / 10000^(2i / width)),
+// column 2i + 1 = scale cos(t / 10000^(2i / width)).
+void sinusoidal_table(int64_t rows, int64_t width, double scale, float* table);
 
 // The ALiBi slope of each head: for n a power of two the geometric series
 // 2^(-8/n), 2^(-16/n), ..., 2^(-8); otherwise the series for

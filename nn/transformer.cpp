@@ -166,7 +166,13 @@ Transformer::Transformer(const ModelConfig& config)
     add_child("pos_emb", *pos_emb_);
   } else if (config.pos == "sinusoidal") {
     pos_table_ = HeapTensor(Shape{config.context, config.width}, DType::f32);
-    sinusoidal_table(config.context, config.width, pos_table_.view().data<float>());
+    // Scaled by init_std: at init, positions and tokens (N(0, init_std^2))
+    // have the same scale, as with a learned table. (Vaswani et al. scale the
+    // token embeddings up by sqrt(C) instead; at amplitude 1 the positions
+    // swamp tapir's small token embeddings and modular addition stops
+    // generalising.)
+    sinusoidal_table(config.context, config.width, config.init_std,
+                     pos_table_.view().data<float>());
   } else if (config.pos == "alibi") {
     alibi_slopes_ = HeapTensor(Shape{config.heads}, DType::f32);
     const std::vector<double> slopes = alibi_slopes(config.heads);

@@ -237,6 +237,16 @@ std::vector<Case> cases() {
                [](V x) {
                  return score_spline_attention(affine(x[0], 2.0), 3, x[1], -2.0, 2.0, true, x[2]);
                }});
+  // Only the spline learns (a frozen projection, or qkv from a constant).
+  c.push_back(
+      {"score_spline_attention",
+       "spline values only",
+       {{Shape{2, 4, 12}, Kind::uniform, false, 0}, U({9})},
+       [](V x) { return score_spline_attention(affine(x[0], 2.0), 2, x[1], -2.0, 2.0, true); }});
+  c.push_back({"feature_spline_attention",
+               "spline values only",
+               {{Shape{2, 4, 12}, Kind::off_knots, false, 7, -1.0, 1.0}, U({7})},
+               [](V x) { return feature_spline_attention(x[0], 2, x[1], -1.0, 1.0, true); }});
   c.push_back({"feature_spline_attention",
                "one head, T = 1",
                {OffKnots({3, 1, 6}, 7, -1.0, 1.0), U({7})},

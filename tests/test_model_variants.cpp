@@ -56,15 +56,16 @@ TEST_CASE("ALiBi slopes match the published values for 4, 8 and 6 heads") {
   CHECK(alibi_slopes(1) == std::vector<double>{std::pow(2.0, -8.0)});
 }
 
-TEST_CASE("sinusoidal table: sin on even columns, cos on odd ones") {
+TEST_CASE("sinusoidal table: scaled sin on even columns, cos on odd ones") {
   std::vector<float> table(5 * 8);
-  sinusoidal_table(5, 8, table.data());
-  CHECK(table[0] == 0.0f);  // t = 0: sin 0
-  CHECK(table[1] == 1.0f);  // cos 0
-  CHECK(table[3 * 8 + 0] == doctest::Approx(std::sin(3.0)));
-  CHECK(table[3 * 8 + 1] == doctest::Approx(std::cos(3.0)));
-  CHECK(table[3 * 8 + 4] == doctest::Approx(std::sin(3.0 / std::pow(10000.0, 4.0 / 8.0))));
-  CHECK(table[3 * 8 + 5] == doctest::Approx(std::cos(3.0 / std::pow(10000.0, 4.0 / 8.0))));
+  sinusoidal_table(5, 8, 0.5, table.data());
+  CHECK(table[0] == 0.0f);                                 // t = 0: sin 0
+  CHECK(table[1] == 0.5f);                                 // cos 0
+  const double slow = 3.0 / std::pow(10000.0, 4.0 / 8.0);  // column pair i = 2
+  CHECK(table[3 * 8 + 0] == doctest::Approx(0.5 * std::sin(3.0)));
+  CHECK(table[3 * 8 + 1] == doctest::Approx(0.5 * std::cos(3.0)));
+  CHECK(table[3 * 8 + 4] == doctest::Approx(0.5 * std::sin(slow)));
+  CHECK(table[3 * 8 + 5] == doctest::Approx(0.5 * std::cos(slow)));
 }
 
 TEST_CASE("learned functions are parameters with stable names, per layer or shared") {
