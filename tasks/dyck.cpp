@@ -289,8 +289,9 @@ class Dyck final : public Task {
 // The metric of Hewitt et al. 2020 for lm mode: at every position whose
 // prefix leaves the stack non-empty, the model's probability of the bracket
 // that closes the top, as a share of its probability on all closing brackets,
-// must exceed 0.8. tokens counts those positions; an example is correct when
-// all of its positions pass; loss_sum covers every masked position.
+// must exceed 0.8. tokens counts those positions and an example is correct
+// when all of its positions pass; the loss covers every masked position
+// (loss_tokens), so loss() is the mean next-token loss.
 void Dyck::score(const Batch& batch, const float* logits, const float* losses,
                  EvalTally& tally) const {
   if (accept_) return Task::score(batch, logits, losses, tally);
@@ -304,6 +305,7 @@ void Dyck::score(const Batch& batch, const float* logits, const float* losses,
     for (int64_t t = 0; t < batch.T; ++t) {
       const int64_t i = batch.at(b, t);
       if (batch.mask[i] == 0.0f) continue;
+      one.loss_tokens += 1;
       one.loss_sum += losses[i];
       const int32_t token = batch.tokens[i];
       if (token < types_) stack.push_back(token);

@@ -266,6 +266,9 @@ TEST_CASE("dyck lm score: the closing-bracket share must exceed 0.8 at every ope
   CHECK(tally.all.tokens == 6);
   CHECK(tally.all.tokens_correct == 5);
   CHECK(tally.all.loss_sum == doctest::Approx(5.0));
+  // The loss is the mean over all ten masked positions, scored or not.
+  CHECK(tally.all.loss_tokens == 10);
+  CHECK(tally.all.loss() == doctest::Approx(0.5));
   REQUIRE(tally.by_group.count(4) == 1);
   CHECK(tally.by_group[4].correct == 1);
 
