@@ -32,7 +32,9 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--optimizer", c.optimizer.name, "adamw | adam | sgd")
       ->group(opt)
       ->capture_default_str();
-  cmd.add_option("--lr", c.schedule.base_lr, "Peak learning rate")->group(opt)->capture_default_str();
+  cmd.add_option("--lr", c.schedule.base_lr, "Peak learning rate")
+      ->group(opt)
+      ->capture_default_str();
   cmd.add_option("--weight-decay", c.optimizer.weight_decay, "Weight decay (matrices only)")
       ->group(opt)
       ->capture_default_str();
@@ -43,7 +45,8 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
       ->group(opt)
       ->capture_default_str();
   cmd.add_flag("--nesterov", c.optimizer.nesterov, "SGD with Nesterov momentum")->group(opt);
-  cmd.add_option("--schedule", o.schedule_kind, "LR schedule after warmup: constant | cosine | linear")
+  cmd.add_option("--schedule", o.schedule_kind,
+                 "LR schedule after warmup: constant | cosine | linear")
       ->group(opt)
       ->capture_default_str();
   cmd.add_option("--warmup", c.schedule.warmup, "Linear warmup steps")
@@ -79,26 +82,30 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
       ->capture_default_str();
 }
 
-TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
-  TrainConfig c = o.config;
-  for (const std::string& kv : o.task_opts) {
+void set_task_options(const std::vector<std::string>& opts, const std::vector<std::string>& extras,
+                      TaskOptions& into) {
+  for (const std::string& kv : opts) {
     const size_t eq = kv.find('=');
     TAPIR_CHECK(eq != std::string::npos && eq > 0, "--opt expects name=value, got '", kv, "'");
-    c.task_options.set(kv.substr(0, eq), kv.substr(eq + 1));
+    into.set(kv.substr(0, eq), kv.substr(eq + 1));
   }
-  // Unrecognised "--name value" or "--name=value" pairs are task options.
-  const std::vector<std::string> extras = cmd.remaining();
   for (size_t i = 0; i < extras.size(); ++i) {
     const std::string& arg = extras[i];
     TAPIR_CHECK(arg.rfind("--", 0) == 0 && arg.size() > 2, "unexpected argument '", arg, "'");
     const size_t eq = arg.find('=');
     if (eq != std::string::npos) {
-      c.task_options.set(arg.substr(2, eq - 2), arg.substr(eq + 1));
+      into.set(arg.substr(2, eq - 2), arg.substr(eq + 1));
     } else {
       TAPIR_CHECK(i + 1 < extras.size(), "task option ", arg, " needs a value");
-      c.task_options.set(arg.substr(2), extras[++i]);
+      into.set(arg.substr(2), extras[++i]);
     }
   }
+}
+
+TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
+  TrainConfig c = o.config;
+  // Unrecognised "--name value" or "--name=value" pairs are task options.
+  set_task_options(o.task_opts, cmd.remaining(), c.task_options);
   c.schedule.kind = parse_schedule_kind(o.schedule_kind);
   c.validate();
   return c;

@@ -23,4 +23,10 @@ void add_train_options(CLI::App& cmd, TrainOptions& o);
 // validates it.
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o);
 
+// Sets task options from `--opt name=value` values and from the arguments a
+// command left over (CLI11's extras: `--name value` or `--name=value`).
+// Shared by every command that takes task options (train, eval, tasks show).
+void set_task_options(const std::vector<std::string>& opts, const std::vector<std::string>& extras,
+                      TaskOptions& into);
+
 }  // namespace tapir
