@@ -19,5 +19,6 @@ Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_dump_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_tasks_command(CLI::App& app);
 
 }  // namespace tapir
