@@ -35,7 +35,7 @@ class Copy final : public Task {
  public:
   explicit Copy(const TaskOptions& o)
       : alphabet_(o.get_int("alphabet", 10, 2, 1000)),
-        min_len_(o.get_int("min-len", 2, 1, 4096)),
+        min_len_(o.get_int("min-len", 2, 1, 4095)),
         max_len_(o.get_int("max-len", 10, min_len_, 4095)),
         arch_max_len_(o.get_int("arch-max-len", 15, max_len_, 4096)),
         test_max_len_(o.get_int("test-max-len", 30, max_len_ + 1, 4096)),
