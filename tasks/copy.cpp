@@ -77,7 +77,7 @@ class Copy final : public Task {
   }
 
   // Example i of a split has length lo + i mod (hi - lo + 1), so every length
-  // gets the same share, and its string comes from its own child stream.
+  // gets the same share, and its string comes from its own random stream.
   void eval_batch(const std::string& split, int64_t begin, int64_t count,
                   Batch& out) const override {
     const LengthRange range = lengths(split);
@@ -104,6 +104,7 @@ class Copy final : public Task {
     if (split == "test_long") return {max_len_ + 1, test_max_len_, Part::test, kTestLong};
     fail("copy has no split '", split, "' (splits: train, arch, test, test_long)");
   }
+
   // `$ s | s .`: the model reads `$ s |` and must write s and `.`.
   Example draw(Part part, int64_t len, Rng& rng) const {
     std::vector<int32_t> s(static_cast<size_t>(len));
