@@ -33,22 +33,17 @@ class Add final : public Task {
       : digits_(static_cast<int>(o.get_int("digits", 5, 1, 20))),
         extra_digits_(static_cast<int>(o.get_int("extra-digits", 2, 1, 20))),
         reverse_(o.get_bool("reverse", false)),
-        eval_size_(o.get_int("eval-size", 2000, 1, 10'000'000)),
-        data_seed_(static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX))),
-        holdout_(data_seed_, o.get_double("test-frac", 0.1, 0.01, 0.5),
-                 o.get_double("arch-frac", 0.2, 0.0, 0.9)) {
+        common_(o) {
     for (int d = 0; d < 10; ++d) vocab_.names.push_back(std::to_string(d));
     for (const char* name : {"+", "=", "$", "<pad>"}) vocab_.names.push_back(name);
+    check_splits_have_examples(*this, common_.holdout);
   }
 
   std::string name() const override { return "add"; }
   std::string describe() const override {
     return "add digits=" + std::to_string(digits_) +
            " extra-digits=" + std::to_string(extra_digits_) +
-           " reverse=" + (reverse_ ? "true" : "false") +
-           " test-frac=" + std::to_string(holdout_.test_frac()) +
-           " arch-frac=" + std::to_string(holdout_.arch_frac()) +
-           " eval-size=" + std::to_string(eval_size_) + " data-seed=" + std::to_string(data_seed_);
+           " reverse=" + (reverse_ ? "true " : "false ") + common_.describe();
   }
   const Vocab& vocab() const override { return vocab_; }
   int32_t pad_token() const override { return kPad; }
@@ -64,16 +59,16 @@ class Add final : public Task {
 
   int64_t eval_size(const std::string& split) const override {
     parse(split);
-    return eval_size_;
+    return common_.eval_size;
   }
 
   void eval_batch(const std::string& split, int64_t begin, int64_t count,
                   Batch& out) const override {
     const Split s = parse(split);
-    check_eval_range("add", split, begin, count, eval_size_);
+    check_eval_range(*this, split, begin, count, common_.eval_size);
     out.reset(count, length_of(s), kPad);
     for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(data_seed_, s, begin + b);
+      Rng rng = eval_example_rng(common_.data_seed, s, begin + b);
       write_example(draw(s, rng), b, out);
     }
   }
@@ -114,22 +109,23 @@ class Add final : public Task {
 
   Example draw(Split s, Rng& rng) const {
     const int lo = s == kTestLong ? digits_ + 1 : 1, hi = max_operand(s);
-    for (int64_t tries = 0; tries < kMaxDrawsPerExample; ++tries) {
-      const auto len_a = static_cast<int>(lo + rng.randint(hi - lo + 1));
-      const auto len_b = static_cast<int>(lo + rng.randint(hi - lo + 1));
-      std::vector<int32_t> a = random_number(len_a, rng), b = random_number(len_b, rng);
-      if (s != kTestLong) {
-        const Part part = holdout_.part_of(pair_key(a, b));
-        if (part != (s == kTrain ? Part::train : s == kArch ? Part::arch : Part::test)) continue;
-      }
-      return make_example(a, b);
+    std::vector<int32_t> a, b;
+    auto draw_pair = [&](Rng& r) {
+      a = random_number(static_cast<int>(lo + r.randint(hi - lo + 1)), r);
+      b = random_number(static_cast<int>(lo + r.randint(hi - lo + 1)), r);
+    };
+    if (s == kTestLong) {
+      draw_pair(rng);  // longer than any training operand: disjoint by length
+    } else {
+      const Part want = s == kTrain ? Part::train : s == kArch ? Part::arch : Part::test;
+      std::vector<int32_t> key;
+      common_.holdout.redraw_until(want, rng, *this, [&](Rng& r) {
+        draw_pair(r);
+        key = pair_key(a, b);
+        return std::span<const int32_t>(key);
+      });
     }
-    fail("add: no example of split ",
-         s == kTrain  ? "train"
-         : s == kArch ? "arch"
-                      : "test",
-         " in ", kMaxDrawsPerExample, " draws (digits ", digits_,
-         " leaves too few pairs for test-frac and arch-frac)");
+    return make_example(a, b);
   }
 
   Example make_example(const std::vector<int32_t>& a, const std::vector<int32_t>& b) const {
@@ -158,9 +154,7 @@ class Add final : public Task {
 
   int digits_, extra_digits_;
   bool reverse_;
-  int64_t eval_size_;
-  uint64_t data_seed_;
-  HashHoldout holdout_;
+  GeneratedOptions common_;
   Vocab vocab_;
 };
 

@@ -8,42 +8,42 @@
 // the training range and "test_long" from max-len+1..test-max-len. The group
 // key is |s|, so an evaluation prints accuracy by length. Strings are split
 // between train, arch and test by a hash of their symbols and the data seed
-// (tasks/holdout.h), so a short string the model trains on never shows up in
-// arch or in an evaluation set.
+// (tasks/generated.h), so a short string the model trains on never shows up
+// in arch or in an evaluation set; test_long draws from the test part too,
+// since its lengths overlap those of arch.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "engine/error.h"
-#include "tasks/holdout.h"
+#include "tasks/generated.h"
 #include "tasks/task.h"
 
 namespace tapir {
 
 namespace {
 
-constexpr uint64_t kEvalStream = 1;  // stream of the fixed evaluation sets
+enum Split { kTrain, kArch, kTest, kTestLong };
 
 struct LengthRange {
   int64_t lo, hi;
   Part part;
+  Split split;
 };
 
 class Copy final : public Task {
  public:
   explicit Copy(const TaskOptions& o)
       : alphabet_(o.get_int("alphabet", 10, 2, 1000)),
-        min_len_(o.get_int("min-len", 2, 1, 4096)),
-        max_len_(o.get_int("max-len", 10, min_len_, 4096)),
+        min_len_(o.get_int("min-len", 2, 1, 4095)),
+        max_len_(o.get_int("max-len", 10, min_len_, 4095)),
         arch_max_len_(o.get_int("arch-max-len", 15, max_len_, 4096)),
         test_max_len_(o.get_int("test-max-len", 30, max_len_ + 1, 4096)),
-        eval_size_(o.get_int("eval-size", 2000, 1, 1000000)),
-        data_seed_(static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX))),
-        holdout_(data_seed_, o.get_double("arch-frac", 0.2, 0.0, 0.9),
-                 o.get_double("test-frac", 0.1, 0.01, 0.5)) {
+        common_(o) {
     for (int64_t i = 0; i < alphabet_; ++i) vocab_.names.push_back(std::to_string(i));
     for (const char* name : {"$", "|", ".", "<pad>"}) vocab_.names.push_back(name);
     check_every_length_has_strings();
+    check_splits_have_examples(*this, common_.holdout);
   }
 
   std::string name() const override { return "copy"; }
@@ -51,7 +51,7 @@ class Copy final : public Task {
     return "copy alphabet=" + std::to_string(alphabet_) + " lengths " + std::to_string(min_len_) +
            ".." + std::to_string(max_len_) + " (arch .." + std::to_string(arch_max_len_) +
            ", test_long " + std::to_string(max_len_ + 1) + ".." + std::to_string(test_max_len_) +
-           ")";
+           ") " + common_.describe();
   }
   const Vocab& vocab() const override { return vocab_; }
   int32_t pad_token() const override { return symbol(3); }
@@ -67,35 +67,28 @@ class Copy final : public Task {
     for (int64_t& len : lens) len = range.lo + rng.randint(range.hi - range.lo + 1);
     const int64_t longest = batch_size ? *std::max_element(lens.begin(), lens.end()) : 0;
     out.reset(batch_size, row_length(longest), pad_token());
-    std::vector<int32_t> s;
-    for (int64_t b = 0; b < batch_size; ++b) {
-      draw(range.part, lens[static_cast<size_t>(b)], rng, s);
-      write(s, b, out);
-    }
+    for (int64_t b = 0; b < batch_size; ++b)
+      write_example(draw(range.part, lens[static_cast<size_t>(b)], rng), b, out);
   }
 
   int64_t eval_size(const std::string& split) const override {
     lengths(split);  // rejects an unknown split
-    return eval_size_;
+    return common_.eval_size;
   }
 
   // Example i of a split has length lo + i mod (hi - lo + 1), so every length
-  // gets the same share, and its string comes from its own child stream.
+  // gets the same share, and its string comes from its own random stream.
   void eval_batch(const std::string& split, int64_t begin, int64_t count,
                   Batch& out) const override {
     const LengthRange range = lengths(split);
-    TAPIR_CHECK(begin >= 0 && count >= 0 && begin + count <= eval_size_, "copy: examples [", begin,
-                ", ", begin + count, ") outside split ", split, " of ", eval_size_);
+    check_eval_range(*this, split, begin, count, common_.eval_size);
     const int64_t span = range.hi - range.lo + 1;
     int64_t longest = 0;
     for (int64_t b = 0; b < count; ++b) longest = std::max(longest, range.lo + (begin + b) % span);
     out.reset(count, row_length(longest), pad_token());
-    const Rng split_rng = Rng(data_seed_, kEvalStream).split(split_id(split));
-    std::vector<int32_t> s;
     for (int64_t b = 0; b < count; ++b) {
-      Rng rng = split_rng.split(static_cast<uint64_t>(begin + b));
-      draw(range.part, range.lo + (begin + b) % span, rng, s);
-      write(s, b, out);
+      Rng rng = eval_example_rng(common_.data_seed, range.split, begin + b);
+      write_example(draw(range.part, range.lo + (begin + b) % span, rng), b, out);
     }
   }
 
@@ -105,41 +98,30 @@ class Copy final : public Task {
   static int64_t row_length(int64_t len) { return 2 * len + 2; }
 
   LengthRange lengths(const std::string& split) const {
-    if (split == "train") return {min_len_, max_len_, Part::kTrain};
-    if (split == "arch") return {min_len_, arch_max_len_, Part::kArch};
-    if (split == "test") return {min_len_, max_len_, Part::kTest};
-    if (split == "test_long") return {max_len_ + 1, test_max_len_, Part::kTest};
+    if (split == "train") return {min_len_, max_len_, Part::train, kTrain};
+    if (split == "arch") return {min_len_, arch_max_len_, Part::arch, kArch};
+    if (split == "test") return {min_len_, max_len_, Part::test, kTest};
+    if (split == "test_long") return {max_len_ + 1, test_max_len_, Part::test, kTestLong};
     fail("copy has no split '", split, "' (splits: train, arch, test, test_long)");
   }
-  static uint64_t split_id(const std::string& split) {
-    return split == "train" ? 0 : split == "arch" ? 1 : split == "test" ? 2 : 3;
-  }
 
-  void draw(Part part, int64_t len, Rng& rng, std::vector<int32_t>& s) const {
-    s.resize(static_cast<size_t>(len));
-    holdout_.redraw_until(part, rng, "copy", [&](Rng& r) {
+  // `$ s | s .`: the model reads `$ s |` and must write s and `.`.
+  Example draw(Part part, int64_t len, Rng& rng) const {
+    std::vector<int32_t> s(static_cast<size_t>(len));
+    common_.holdout.redraw_until(part, rng, *this, [&](Rng& r) {
       for (int32_t& c : s) c = static_cast<int32_t>(r.randint(alphabet_));
       return std::span<const int32_t>(s);
     });
-  }
-
-  // Row b: tokens `$ s | s` (+ padding), targets the next token; the mask
-  // covers the positions whose target is a copied symbol or the final `.`.
-  void write(const std::vector<int32_t>& s, int64_t b, Batch& out) const {
-    const auto len = static_cast<int64_t>(s.size());
-    std::vector<int32_t> seq;
-    seq.reserve(static_cast<size_t>(2 * len + 3));
-    seq.push_back(symbol(0));
-    seq.insert(seq.end(), s.begin(), s.end());
-    seq.push_back(symbol(1));
-    seq.insert(seq.end(), s.begin(), s.end());
-    seq.push_back(symbol(2));
-    for (int64_t t = 0; t + 1 < static_cast<int64_t>(seq.size()); ++t) {
-      out.tokens[out.at(b, t)] = seq[static_cast<size_t>(t)];
-      out.targets[out.at(b, t)] = seq[static_cast<size_t>(t + 1)];
-      if (t >= len + 1) out.mask[out.at(b, t)] = 1.0f;
-    }
-    out.group[b] = static_cast<int32_t>(len);
+    Example ex;
+    ex.seq.reserve(static_cast<size_t>(2 * len + 3));
+    ex.seq.push_back(symbol(0));
+    ex.seq.insert(ex.seq.end(), s.begin(), s.end());
+    ex.seq.push_back(symbol(1));
+    ex.seq.insert(ex.seq.end(), s.begin(), s.end());
+    ex.seq.push_back(symbol(2));
+    ex.mask_from = len + 1;  // the position of `|`: its target is the first copied symbol
+    ex.group = static_cast<int32_t>(len);
+    return ex;
   }
 
   // Short lengths over a small alphabet have few strings; when there are at
@@ -150,7 +132,7 @@ class Copy final : public Task {
     const LengthRange ranges[] = {lengths("train"), lengths("arch"), lengths("test"),
                                   lengths("test_long")};
     for (const LengthRange& range : ranges) {
-      if (range.part == Part::kArch && holdout_.arch_frac() == 0) continue;
+      if (range.part == Part::arch && common_.holdout.arch_frac() == 0) continue;
       for (int64_t len = range.lo; len <= range.hi; ++len) {
         int64_t strings = 1;
         for (int64_t i = 0; i < len && strings <= (1 << 16); ++i) strings *= alphabet_;
@@ -160,19 +142,18 @@ class Copy final : public Task {
         for (int64_t k = 0; k < strings && !found; ++k) {
           for (int64_t i = 0, rest = k; i < len; ++i, rest /= alphabet_)
             s[static_cast<size_t>(i)] = static_cast<int32_t>(rest % alphabet_);
-          found = holdout_.part_of(s) == range.part;
+          found = common_.holdout.part_of(s) == range.part;
         }
         TAPIR_CHECK(found, "copy: none of the ", strings, " strings of length ", len,
                     " over alphabet = ", alphabet_, " falls in the ", part_name(range.part),
-                    " part with data-seed = ", data_seed_,
+                    " part with data-seed = ", common_.data_seed,
                     "; raise min-len or alphabet (or change test-frac / arch-frac)");
       }
     }
   }
 
-  int64_t alphabet_, min_len_, max_len_, arch_max_len_, test_max_len_, eval_size_;
-  uint64_t data_seed_;
-  Holdout holdout_;
+  int64_t alphabet_, min_len_, max_len_, arch_max_len_, test_max_len_;
+  GeneratedOptions common_;
   Vocab vocab_;
 };
 

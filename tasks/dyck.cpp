@@ -132,10 +132,7 @@ class Dyck final : public Task {
         max_len_(static_cast<int>(o.get_int("max-len", 40, 1, 4096))),
         test_max_len_(static_cast<int>(o.get_int("test-max-len", 80, 2, 4096))),
         accept_(parse_mode(o.get_string("mode", "lm"))),
-        eval_size_(o.get_int("eval-size", 2000, 1, 10'000'000)),
-        data_seed_(static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX))),
-        holdout_(data_seed_, o.get_double("test-frac", 0.1, 0.01, 0.5),
-                 o.get_double("arch-frac", 0.2, 0.0, 0.9)),
+        common_(o),
         short_(types_, depth_, min_len_, max_len_),
         long_(types_, depth_, max_len_ + 1, test_max_len_) {
     TAPIR_CHECK(min_len_ <= max_len_, "option min-len = ", min_len_,
@@ -155,6 +152,7 @@ class Dyck final : public Task {
       }
     }
     for (const char* name : {"<bos>", "$", "?", "yes", "no", "<pad>"}) vocab_.names.push_back(name);
+    check_splits_have_examples(*this, common_.holdout);
   }
 
   std::string name() const override { return "dyck"; }
@@ -162,10 +160,7 @@ class Dyck final : public Task {
     return "dyck types=" + std::to_string(types_) + " depth=" + std::to_string(depth_) +
            " min-len=" + std::to_string(min_len_) + " max-len=" + std::to_string(max_len_) +
            " test-max-len=" + std::to_string(test_max_len_) +
-           " mode=" + (accept_ ? "accept" : "lm") +
-           " test-frac=" + std::to_string(holdout_.test_frac()) +
-           " arch-frac=" + std::to_string(holdout_.arch_frac()) +
-           " eval-size=" + std::to_string(eval_size_) + " data-seed=" + std::to_string(data_seed_);
+           " mode=" + (accept_ ? "accept " : "lm ") + common_.describe();
   }
   const Vocab& vocab() const override { return vocab_; }
   int32_t pad_token() const override { return special(5); }
@@ -182,7 +177,7 @@ class Dyck final : public Task {
 
   int64_t eval_size(const std::string& split) const override {
     parse(split);
-    return eval_size_;
+    return common_.eval_size;
   }
 
   // In accept mode the even-numbered examples are positives and the odd ones
@@ -190,10 +185,10 @@ class Dyck final : public Task {
   void eval_batch(const std::string& split, int64_t begin, int64_t count,
                   Batch& out) const override {
     const Split s = parse(split);
-    check_eval_range("dyck", split, begin, count, eval_size_);
+    check_eval_range(*this, split, begin, count, common_.eval_size);
     out.reset(count, length_of(s), pad_token());
     for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(data_seed_, s, begin + b);
+      Rng rng = eval_example_rng(common_.data_seed, s, begin + b);
       write_example(draw(s, accept_ && (begin + b) % 2 == 1, rng), b, out);
     }
   }
@@ -228,34 +223,38 @@ class Dyck final : public Task {
   // part; a negative (accept mode) when `negative`.
   Example draw(Split s, bool negative, Rng& rng) const {
     const LengthConditionedSampler& sampler = s == kTestLong ? long_ : short_;
-    const Part want = s == kTrain ? Part::train : s == kArch ? Part::arch : Part::test;
-    for (int64_t tries = 0; tries < kMaxDrawsPerExample; ++tries) {
-      std::vector<int> str = sampler.sample(rng);
-      if (negative) {
-        corrupt(str, rng);
-        if (dyck_is_balanced(str, types_, depth_)) continue;
+    std::vector<int32_t> str;
+    auto draw_string = [&](Rng& r) {
+      std::vector<int> brackets = sampler.sample(r);
+      // A corruption still in the language is no negative: corrupt another
+      // string. Every string has a corruption outside it (a swap or a random
+      // suffix), so this ends.
+      while (negative) {
+        corrupt(brackets, r);
+        if (!dyck_is_balanced(brackets, types_, depth_)) break;
+        brackets = sampler.sample(r);
       }
-      std::vector<int32_t> seq{special(0)};
-      seq.insert(seq.end(), str.begin(), str.end());
-      if (s != kTestLong && holdout_.part_of(seq.data() + 1, str.size()) != want) continue;
-      Example ex;
-      ex.group = static_cast<int32_t>(str.size());
-      if (accept_) {
-        ex.mask_from = static_cast<int64_t>(seq.size());  // the position of `?`
-        seq.push_back(special(2));
-        seq.push_back(negative ? special(4) : special(3));
-      } else {
-        seq.push_back(special(1));
-      }
-      ex.seq = std::move(seq);
-      return ex;
+      str.assign(brackets.begin(), brackets.end());
+      return std::span<const int32_t>(str);
+    };
+    if (s == kTestLong) {
+      draw_string(rng);  // longer than any training string: disjoint by length
+    } else {
+      const Part want = s == kTrain ? Part::train : s == kArch ? Part::arch : Part::test;
+      common_.holdout.redraw_until(want, rng, *this, draw_string);
     }
-    fail("dyck: no example of split ",
-         s == kTrain  ? "train"
-         : s == kArch ? "arch"
-                      : "test",
-         " in ", kMaxDrawsPerExample, " draws (too few strings of lengths ", min_len_, "..",
-         max_len_, " for test-frac and arch-frac)");
+    Example ex;
+    ex.group = static_cast<int32_t>(str.size());
+    ex.seq.push_back(special(0));
+    ex.seq.insert(ex.seq.end(), str.begin(), str.end());
+    if (accept_) {
+      ex.mask_from = static_cast<int64_t>(ex.seq.size());  // the position of `?`
+      ex.seq.push_back(special(2));
+      ex.seq.push_back(negative ? special(4) : special(3));
+    } else {
+      ex.seq.push_back(special(1));
+    }
+    return ex;
   }
 
   // One length-preserving corruption of a string of length >= 1.
@@ -282,9 +281,7 @@ class Dyck final : public Task {
 
   int types_, depth_, min_len_, max_len_, test_max_len_;
   bool accept_;
-  int64_t eval_size_;
-  uint64_t data_seed_;
-  HashHoldout holdout_;
+  GeneratedOptions common_;
   LengthConditionedSampler short_, long_;
   Vocab vocab_;
 };
@@ -292,8 +289,9 @@ class Dyck final : public Task {
 // The metric of Hewitt et al. 2020 for lm mode: at every position whose
 // prefix leaves the stack non-empty, the model's probability of the bracket
 // that closes the top, as a share of its probability on all closing brackets,
-// must exceed 0.8. tokens counts those positions; an example is correct when
-// all of its positions pass; loss_sum covers every masked position.
+// must exceed 0.8. tokens counts those positions and an example is correct
+// when all of its positions pass; the loss covers every masked position
+// (loss_tokens), so loss() is the mean next-token loss.
 void Dyck::score(const Batch& batch, const float* logits, const float* losses,
                  EvalTally& tally) const {
   if (accept_) return Task::score(batch, logits, losses, tally);
@@ -307,6 +305,7 @@ void Dyck::score(const Batch& batch, const float* logits, const float* losses,
     for (int64_t t = 0; t < batch.T; ++t) {
       const int64_t i = batch.at(b, t);
       if (batch.mask[i] == 0.0f) continue;
+      one.loss_tokens += 1;
       one.loss_sum += losses[i];
       const int32_t token = batch.tokens[i];
       if (token < types_) stack.push_back(token);

@@ -1,22 +1,52 @@
 #include "tasks/generated.h"
 
-#include "engine/error.h"
+#include <algorithm>
+#include <cstdio>
 
 namespace tapir {
 
-HashHoldout::HashHoldout(uint64_t data_seed, double test_frac, double arch_frac)
-    : key_(splitmix64(data_seed ^ 0x686f6c646f7574ull)),  // "holdout"
+const char* part_name(Part part) {
+  switch (part) {
+    case Part::train:
+      return "train";
+    case Part::arch:
+      return "arch";
+    case Part::test:
+      return "test";
+  }
+  return "?";
+}
+
+Holdout::Holdout(uint64_t data_seed, double test_frac, double arch_frac)
+    : key_(splitmix64(data_seed ^ 0x686f6c646f7574ull)),  // "holdout": keeps seed 0 nonzero
       test_frac_(test_frac),
       arch_frac_(arch_frac) {}
 
-Part HashHoldout::part_of(const int32_t* content, size_t n) const {
-  uint64_t h = splitmix64(key_ ^ n);
-  for (size_t i = 0; i < n; ++i)
-    h = splitmix64(h ^ (static_cast<uint64_t>(static_cast<uint32_t>(content[i])) << 1));
+Part Holdout::part_of(std::span<const int32_t> content) const {
+  // splitmix64 chained over the ids (a bijection per step, so order and
+  // length both change the result), starting from the length.
+  uint64_t h = splitmix64(key_ ^ content.size());
+  for (int32_t id : content) h = splitmix64(h ^ static_cast<uint32_t>(id));
+  // The top 53 bits as a double in [0, 1): exact, so the part is the same on
+  // every platform.
   const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
   if (u < test_frac_) return Part::test;
   if (u < test_frac_ + (1.0 - test_frac_) * arch_frac_) return Part::arch;
   return Part::train;
+}
+
+GeneratedOptions::GeneratedOptions(const TaskOptions& o)
+    : eval_size(o.get_int("eval-size", 2000, 1, 10'000'000)),
+      data_seed(static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX))),
+      holdout(data_seed, o.get_double("test-frac", 0.1, 0.01, 0.5),
+              o.get_double("arch-frac", 0.2, 0.0, 0.9)) {}
+
+std::string GeneratedOptions::describe() const {
+  char text[160];
+  std::snprintf(text, sizeof text, "test-frac=%g arch-frac=%g eval-size=%lld data-seed=%llu",
+                holdout.test_frac(), holdout.arch_frac(), static_cast<long long>(eval_size),
+                static_cast<unsigned long long>(data_seed));
+  return text;
 }
 
 Rng eval_example_rng(uint64_t data_seed, int split, int64_t index) {
@@ -37,10 +67,22 @@ void write_example(const Example& ex, int64_t b, Batch& out) {
   out.group[b] = ex.group;
 }
 
-void check_eval_range(const std::string& task, const std::string& split, int64_t begin,
-                      int64_t count, int64_t size) {
-  TAPIR_CHECK(begin >= 0 && count >= 0 && begin + count <= size, task, ": examples [", begin, ", ",
-              begin + count, ") outside the ", size, " examples of split ", split);
+void check_eval_range(const Task& task, const std::string& split, int64_t begin, int64_t count,
+                      int64_t size) {
+  TAPIR_CHECK(begin >= 0 && count >= 0 && begin + count <= size, task.name(), ": examples [", begin,
+              ", ", begin + count, ") outside the ", size, " examples of split ", split);
+}
+
+void check_splits_have_examples(const Task& task, const Holdout& holdout) {
+  // 11 evaluation examples: one per depth bucket of needle's haystack, and
+  // the first 11 lengths of copy's sets.
+  constexpr int64_t kProbe = 11;
+  Rng rng(0, 0);
+  Batch batch;
+  task.sample("train", 1, rng, batch);
+  if (holdout.arch_frac() > 0) task.sample("arch", 1, rng, batch);
+  for (const std::string& split : task.eval_splits())
+    task.eval_batch(split, 0, std::min(kProbe, task.eval_size(split)), batch);
 }
 
 }  // namespace tapir

@@ -1,49 +1,79 @@
-// Helpers shared by the tasks whose examples are generated rather than
-// enumerated (add, mano, dyck): the hash holdout that keeps the train, arch
-// and test parts of one distribution disjoint, the random stream behind each
-// fixed evaluation example, and the next-token layout of an example in a
-// Batch. Sits in tasks/, next to task.h.
+// Helpers shared by the tasks whose examples are generated rather than read
+// or enumerated (add, mano, dyck, copy, needle): the options they all take,
+// the hash holdout that keeps the train, arch and test parts disjoint, the
+// random stream behind each fixed evaluation example, the next-token layout
+// of an example in a Batch, and the start-up check that every split can be
+// drawn. Sits in tasks/, next to task.h.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "engine/error.h"
 #include "engine/rng.h"
 #include "tasks/task.h"
 
 namespace tapir {
 
-// The three disjoint parts of a task's in-distribution examples.
+// The three disjoint parts of a task's examples.
 enum class Part { train, arch, test };
+const char* part_name(Part part);
 
-// Assigns an example to a part by a hash of its content and the data seed:
-// u = hash(data seed, content) in [0, 1); u < test_frac is test, and the rest
-// (the training distribution) splits into arch (the first arch_frac of it) and
-// train. The part is a function of the content alone, so an example that can
-// be generated for one part can never be drawn for another, however often the
-// generator repeats itself; the parts of a finite space are a fixed partition.
-// A split is sampled by drawing from the whole distribution and keeping the
-// draws of its part, which keeps each part's distribution the same as the
-// whole one up to the hash's selection.
-class HashHoldout {
+// Assigns an example to a part by a hash of its content (token ids) and the
+// data seed: u = hash(seed, content) in [0, 1);
+//   u < test_frac                                -> test
+//   u < test_frac + (1 - test_frac) * arch_frac  -> arch
+//   otherwise                                    -> train
+// The part is a function of the content and the seed alone, so an example
+// that can be drawn for one part can never be drawn for another, however
+// often the generator repeats itself; the parts of a finite space are a fixed
+// partition. A split is sampled by drawing from the whole distribution and
+// redrawing until the content lands in its part (redraw_until), which keeps
+// each part's distribution that of the whole up to the hash's selection.
+class Holdout {
  public:
-  HashHoldout(uint64_t data_seed, double test_frac, double arch_frac);
-  Part part_of(const int32_t* content, size_t n) const;
-  Part part_of(const std::vector<int32_t>& content) const {
-    return part_of(content.data(), content.size());
-  }
+  Holdout(uint64_t data_seed, double test_frac, double arch_frac);
+  Part part_of(std::span<const int32_t> content) const;
   double test_frac() const { return test_frac_; }
   double arch_frac() const { return arch_frac_; }
+
+  // Calls draw(rng), which draws one example into storage of its own and
+  // returns the content to hash, until the content lands in `want`. Fails
+  // naming the task's options when kMaxDraws draws all land elsewhere (an
+  // option space too small to give every part an example).
+  static constexpr int64_t kMaxDraws = 1 << 16;
+  template <typename Draw>
+  void redraw_until(Part want, Rng& rng, const Task& task, Draw&& draw) const {
+    TAPIR_CHECK(want != Part::arch || arch_frac_ > 0, task.name(),
+                ": the arch split is empty because arch-frac is 0");
+    for (int64_t i = 0; i < kMaxDraws; ++i)
+      if (part_of(draw(rng)) == want) return;
+    fail(task.name(), ": no example out of ", kMaxDraws, " draws landed in the ", part_name(want),
+         " part: the options (", task.describe(),
+         ") leave too few distinct examples to hold out test-frac and arch-frac");
+  }
 
  private:
   uint64_t key_;
   double test_frac_, arch_frac_;
 };
 
-// Draws a rejection sampler may spend on one example before it concludes that
-// its split holds no example at all (a tiny space, all of it hashed
-// elsewhere).
-constexpr int64_t kMaxDrawsPerExample = 1'000'000;
+// The options every generated task reads, with one set of names, defaults
+// and ranges:
+//   eval-size  2000  1 .. 10^7     examples in each fixed evaluation set
+//   data-seed  0     >= 0          seed of the holdout and the evaluation sets
+//   test-frac  0.1   0.01 .. 0.5   share of the examples held out as test
+//   arch-frac  0.2   0 .. 0.9      share of the rest held out as arch
+struct GeneratedOptions {
+  explicit GeneratedOptions(const TaskOptions& o);
+  // "test-frac=0.1 arch-frac=0.2 eval-size=2000 data-seed=0"
+  std::string describe() const;
+
+  int64_t eval_size;
+  uint64_t data_seed;
+  Holdout holdout;
+};
 
 // The random stream of example `index` of the evaluation set of split number
 // `split`: the same for the same data seed whatever else was drawn, so
@@ -64,7 +94,13 @@ void write_example(const Example& ex, int64_t b, Batch& out);
 
 // Fails unless begin and count select examples inside an evaluation set of
 // `size` examples.
-void check_eval_range(const std::string& task, const std::string& split, int64_t begin,
-                      int64_t count, int64_t size);
+void check_eval_range(const Task& task, const std::string& split, int64_t begin, int64_t count,
+                      int64_t size);
+
+// Refuses options under which a split has no example, at construction rather
+// than mid-training: samples a row of train (and of arch unless arch-frac is
+// 0) and builds the first examples of every evaluation split. Call it at the
+// end of a task's constructor.
+void check_splits_have_examples(const Task& task, const Holdout& holdout);
 
 }  // namespace tapir

@@ -40,24 +40,18 @@ bool is_prime(int64_t n) {
 class Mano final : public Task {
  public:
   explicit Mano(const TaskOptions& o)
-      : max_ops_(o.get_int("max-ops", 8, 1, 64)),
-        mod_(o.get_int("mod", 23, 2, 1000)),
-        eval_size_(o.get_int("eval-size", 2000, 1, 10'000'000)),
-        data_seed_(static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX))),
-        holdout_(data_seed_, o.get_double("test-frac", 0.1, 0.01, 0.5),
-                 o.get_double("arch-frac", 0.2, 0.0, 0.9)) {
+      : max_ops_(o.get_int("max-ops", 8, 1, 64)), mod_(o.get_int("mod", 23, 2, 1000)), common_(o) {
     TAPIR_CHECK(is_prime(mod_), "option mod = ", mod_, " is not a prime (mano works in the field ",
                 "of integers modulo a prime)");
     for (int64_t v = 0; v < mod_; ++v) vocab_.names.push_back(std::to_string(v));
     for (const char* name : {"+", "-", "*", "=", "<pad>"}) vocab_.names.push_back(name);
+    check_splits_have_examples(*this, common_.holdout);
   }
 
   std::string name() const override { return "mano"; }
   std::string describe() const override {
-    return "mano max-ops=" + std::to_string(max_ops_) + " mod=" + std::to_string(mod_) +
-           " test-frac=" + std::to_string(holdout_.test_frac()) +
-           " arch-frac=" + std::to_string(holdout_.arch_frac()) +
-           " eval-size=" + std::to_string(eval_size_) + " data-seed=" + std::to_string(data_seed_);
+    return "mano max-ops=" + std::to_string(max_ops_) + " mod=" + std::to_string(mod_) + " " +
+           common_.describe();
   }
   const Vocab& vocab() const override { return vocab_; }
   int32_t pad_token() const override { return token(4); }
@@ -74,16 +68,16 @@ class Mano final : public Task {
 
   int64_t eval_size(const std::string& split) const override {
     parse(split);
-    return eval_size_;
+    return common_.eval_size;
   }
 
   void eval_batch(const std::string& split, int64_t begin, int64_t count,
                   Batch& out) const override {
     const Split s = parse(split);
-    check_eval_range("mano", split, begin, count, eval_size_);
+    check_eval_range(*this, split, begin, count, common_.eval_size);
     out.reset(count, max_length(), pad_token());
     for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(data_seed_, s, begin + b);
+      Rng rng = eval_example_rng(common_.data_seed, s, begin + b);
       write_example(draw(s, rng), b, out);
     }
   }
@@ -120,27 +114,22 @@ class Mano final : public Task {
   Example draw(Split s, Rng& rng) const {
     const Part want = s == kTrain ? Part::train : s == kArch ? Part::arch : Part::test;
     Example ex;
-    for (int64_t tries = 0; tries < kMaxDrawsPerExample; ++tries) {
-      const int64_t ops = 1 + rng.randint(max_ops_);
+    int64_t ops = 0, answer = 0;
+    common_.holdout.redraw_until(want, rng, *this, [&](Rng& r) {
+      ops = 1 + r.randint(max_ops_);
       ex.seq.clear();
-      const int64_t answer = grow(ops, rng, ex.seq);
-      if (holdout_.part_of(ex.seq) != want) continue;
-      ex.mask_from = static_cast<int64_t>(ex.seq.size());  // the position of `=`
-      ex.seq.push_back(token(3));
-      ex.seq.push_back(static_cast<int32_t>(answer));
-      ex.group = static_cast<int32_t>(ops);
-      return ex;
-    }
-    fail("mano: no example of split ",
-         s == kTrain  ? "train"
-         : s == kArch ? "arch"
-                      : "test",
-         " in ", kMaxDrawsPerExample, " draws");
+      answer = grow(ops, r, ex.seq);
+      return std::span<const int32_t>(ex.seq);
+    });
+    ex.mask_from = static_cast<int64_t>(ex.seq.size());  // the position of `=`
+    ex.seq.push_back(token(3));
+    ex.seq.push_back(static_cast<int32_t>(answer));
+    ex.group = static_cast<int32_t>(ops);
+    return ex;
   }
 
-  int64_t max_ops_, mod_, eval_size_;
-  uint64_t data_seed_;
-  HashHoldout holdout_;
+  int64_t max_ops_, mod_;
+  GeneratedOptions common_;
   Vocab vocab_;
 };
 

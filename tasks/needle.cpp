@@ -21,7 +21,9 @@
 // percent of the haystack. Group key: the depth in percent rounded to a
 // multiple of 10, so an evaluation reports accuracy by depth.
 //
-// Both modes hold out examples by a hash of their tokens (tasks/holdout.h).
+// Both modes hold out examples by a hash of their tokens (tasks/generated.h);
+// test_long draws from the test part too, since test-context may equal
+// context.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -29,14 +31,13 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "tasks/holdout.h"
+#include "tasks/generated.h"
 #include "tasks/task.h"
 
 namespace tapir {
 
 namespace {
 
-constexpr uint64_t kEvalStream = 1;    // stream of the fixed evaluation sets
 constexpr int64_t kDepthBuckets = 11;  // 0, 10, ..., 100 percent
 
 // "k12": built by appending, since GCC 12 warns (-Wrestrict) on "k" + string.
@@ -51,15 +52,19 @@ struct Setting {
   std::vector<double> slot_weights;             // mqar: power law over query slots
 };
 
-struct Example {
+// A recall example: its targets are not the next tokens but the values
+// asked for, at the query positions.
+struct Recall {
   std::vector<int32_t> tokens;                       // (T)
   std::vector<std::pair<int64_t, int32_t>> answers;  // (position, value)
   int32_t group = -1;
 };
 
+enum Split { kTrain, kArch, kTest, kTestLong };
+
 class Needle final : public Task {
  public:
-  explicit Needle(const TaskOptions& o) {
+  explicit Needle(const TaskOptions& o) : common_(o) {
     const std::string mode = o.get_string("mode", "mqar");
     TAPIR_CHECK(mode == "mqar" || mode == "haystack", "needle: option mode = '", mode,
                 "' is not one of mqar, haystack");
@@ -73,10 +78,6 @@ class Needle final : public Task {
       train_.context = o.get_int("context", 64, 8, 1 << 16);
       long_.context = o.get_int("test-context", 2 * train_.context, train_.context, 1 << 16);
     }
-    eval_size_ = o.get_int("eval-size", 2000, 1, 1000000);
-    data_seed_ = static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX));
-    holdout_ = Holdout(data_seed_, o.get_double("arch-frac", 0.2, 0.0, 0.9),
-                       o.get_double("test-frac", 0.1, 0.01, 0.5));
 
     for (int64_t i = 0; i < keys_; ++i) vocab_.names.push_back(numbered('k', i));
     for (int64_t i = 0; i < values_; ++i) vocab_.names.push_back(numbered('v', i));
@@ -87,6 +88,7 @@ class Needle final : public Task {
       vocab_.names.push_back("?");
     }
     vocab_.names.push_back("<pad>");
+    check_splits_have_examples(*this, common_.holdout);
   }
 
   std::string name() const override { return "needle"; }
@@ -97,11 +99,11 @@ class Needle final : public Task {
              " queries=" + std::to_string(train_.queries) +
              " context=" + std::to_string(train_.context) +
              " (test_long: " + std::to_string(long_.pairs) + " pairs in " +
-             std::to_string(long_.context) + ")";
+             std::to_string(long_.context) + ") " + common_.describe();
     return "needle mode=haystack keys=" + std::to_string(keys_) +
            " values=" + std::to_string(values_) + " fillers=" + std::to_string(fillers_) +
            " context=" + std::to_string(train_.context) + " (test_long " +
-           std::to_string(long_.context) + ")";
+           std::to_string(long_.context) + ") " + common_.describe();
   }
   const Vocab& vocab() const override { return vocab_; }
   int32_t pad_token() const override { return static_cast<int32_t>(vocab_.size() - 1); }
@@ -110,9 +112,9 @@ class Needle final : public Task {
   std::string group_name() const override { return mqar_ ? "pairs" : "depth"; }
 
   void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override {
-    const auto [setting, part] = pick(split);
+    const auto [setting, part, s] = pick(split);
     out.reset(batch_size, setting->context, pad_token());
-    Example ex;
+    Recall ex;
     for (int64_t b = 0; b < batch_size; ++b) {
       draw(*setting, part, -1, rng, ex);
       write(ex, b, out);
@@ -121,20 +123,17 @@ class Needle final : public Task {
 
   int64_t eval_size(const std::string& split) const override {
     pick(split);  // rejects an unknown split
-    return eval_size_;
+    return common_.eval_size;
   }
 
   void eval_batch(const std::string& split, int64_t begin, int64_t count,
                   Batch& out) const override {
-    const auto [setting, part] = pick(split);
-    TAPIR_CHECK(begin >= 0 && count >= 0 && begin + count <= eval_size_, "needle: examples [",
-                begin, ", ", begin + count, ") outside split ", split, " of ", eval_size_);
+    const auto [setting, part, s] = pick(split);
+    check_eval_range(*this, split, begin, count, common_.eval_size);
     out.reset(count, setting->context, pad_token());
-    const uint64_t split_id = split == "train" ? 0 : split == "arch" ? 1 : split == "test" ? 2 : 3;
-    const Rng split_rng = Rng(data_seed_, kEvalStream).split(split_id);
-    Example ex;
+    Recall ex;
     for (int64_t b = 0; b < count; ++b) {
-      Rng rng = split_rng.split(static_cast<uint64_t>(begin + b));
+      Rng rng = eval_example_rng(common_.data_seed, s, begin + b);
       const int64_t depth = ((begin + b) % kDepthBuckets) * (setting->context - 4);
       draw(*setting, part, mqar_ ? -1 : (depth + 5) / 10, rng, ex);
       write(ex, b, out);
@@ -171,11 +170,16 @@ class Needle final : public Task {
     }
   }
 
-  std::pair<const Setting*, Part> pick(const std::string& split) const {
-    if (split == "train") return {&train_, Part::kTrain};
-    if (split == "arch") return {&train_, Part::kArch};
-    if (split == "test") return {&train_, Part::kTest};
-    if (split == "test_long") return {&long_, Part::kTest};
+  struct Picked {
+    const Setting* setting;
+    Part part;
+    Split split;
+  };
+  Picked pick(const std::string& split) const {
+    if (split == "train") return {&train_, Part::train, kTrain};
+    if (split == "arch") return {&train_, Part::arch, kArch};
+    if (split == "test") return {&train_, Part::test, kTest};
+    if (split == "test_long") return {&long_, Part::test, kTestLong};
     fail("needle has no split '", split, "' (splits: train, arch, test, test_long)");
   }
 
@@ -186,8 +190,8 @@ class Needle final : public Task {
 
   // Draws an example of `part`; depth >= 0 fixes the needle's position
   // (haystack evaluation), -1 draws it.
-  void draw(const Setting& setting, Part part, int64_t depth, Rng& rng, Example& ex) const {
-    holdout_.redraw_until(part, rng, "needle", [&](Rng& r) {
+  void draw(const Setting& setting, Part part, int64_t depth, Rng& rng, Recall& ex) const {
+    common_.holdout.redraw_until(part, rng, *this, [&](Rng& r) {
       if (mqar_) {
         draw_mqar(setting, r, ex);
       } else {
@@ -207,7 +211,7 @@ class Needle final : public Task {
     out.resize(static_cast<size_t>(n));
   }
 
-  void draw_mqar(const Setting& s, Rng& rng, Example& ex) const {
+  void draw_mqar(const Setting& s, Rng& rng, Recall& ex) const {
     std::vector<int32_t> keys, values, asked;
     distinct(s.pairs, keys_, rng, keys);
     distinct(s.pairs, values_, rng, values);
@@ -243,7 +247,7 @@ class Needle final : public Task {
     ex.group = static_cast<int32_t>(s.pairs);
   }
 
-  void draw_haystack(int64_t context, int64_t depth, Rng& rng, Example& ex) const {
+  void draw_haystack(int64_t context, int64_t depth, Rng& rng, Recall& ex) const {
     const int64_t last_start = context - 4;  // the needle fits in [0, context - 2)
     const int64_t p = depth >= 0 ? depth : rng.randint(last_start + 1);
     const int32_t k = key(rng.randint(keys_)), v = value(rng.randint(values_));
@@ -259,7 +263,7 @@ class Needle final : public Task {
     ex.group = static_cast<int32_t>(10 * ((10 * p + last_start / 2) / last_start));
   }
 
-  static void write(const Example& ex, int64_t b, Batch& out) {
+  static void write(const Recall& ex, int64_t b, Batch& out) {
     for (size_t t = 0; t < ex.tokens.size(); ++t)
       out.tokens[out.at(b, static_cast<int64_t>(t))] = ex.tokens[t];
     for (const auto& [pos, target] : ex.answers) {
@@ -272,9 +276,7 @@ class Needle final : public Task {
   bool mqar_ = true;
   int64_t keys_ = 0, values_ = 0, fillers_ = 1;
   Setting train_, long_;
-  int64_t eval_size_ = 0;
-  uint64_t data_seed_ = 0;
-  Holdout holdout_{0, 0.0, 0.0};
+  GeneratedOptions common_;
   Vocab vocab_;
 };
 

@@ -55,6 +55,7 @@ void Task::score(const Batch& batch, const float* logits, const float* losses,
       all_right = all_right && right;
       one.tokens += 1;
       one.tokens_correct += right;
+      one.loss_tokens += 1;
       one.loss_sum += losses[i];
     }
     one.correct = all_right;
@@ -75,8 +76,8 @@ int64_t TaskOptions::get_int(const std::string& name, int64_t fallback, int64_t 
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   TAPIR_CHECK(ec == std::errc() && end == s.data() + s.size(), "option ", name,
               ": expected an integer, got '", s, "'");
-  TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", v, " is outside the allowed range [",
-              lo, ", ", hi, "]");
+  TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", v, " is outside the allowed range [", lo,
+              ", ", hi, "]");
   return v;
 }
 
@@ -95,8 +96,8 @@ double TaskOptions::get_double(const std::string& name, double fallback, double 
   }
   TAPIR_CHECK(pos == s.size() && pos > 0 && std::isfinite(v), "option ", name,
               ": expected a number, got '", s, "'");
-  TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", s, " is outside the allowed range [",
-              lo, ", ", hi, "]");
+  TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", s, " is outside the allowed range [", lo,
+              ", ", hi, "]");
   return v;
 }
 
@@ -134,7 +135,9 @@ std::vector<TaskSpec>& registry_storage() {
 }
 }  // namespace
 
-TaskRegistrar::TaskRegistrar(TaskSpec spec) { registry_storage().push_back(std::move(spec)); }
+TaskRegistrar::TaskRegistrar(TaskSpec spec) {
+  registry_storage().push_back(std::move(spec));
+}
 
 std::vector<TaskSpec> task_registry() {
   std::vector<TaskSpec> specs = registry_storage();

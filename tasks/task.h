@@ -15,8 +15,8 @@
 #pragma once
 #include <cstdint>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,18 +47,29 @@ struct Batch {
 };
 
 // Counts gathered over an evaluation, overall and per group key.
+//
+// Two kinds of position are counted. Every masked position adds its loss to
+// loss_sum and one to loss_tokens, so loss() is the mean next-token loss (in
+// nats) over all masked positions. A task's metric may score only some of
+// them (dyck in lm mode scores the positions with an open bracket): tokens
+// counts the scored positions and tokens_correct those it passed, so
+// token_accuracy() is the metric per scored position. The default score()
+// scores every masked position, so there tokens == loss_tokens. An example
+// is correct when every scored position of it is.
 struct Tally {
-  int64_t examples = 0, correct = 0;  // sequence level: every masked position right
-  int64_t tokens = 0, tokens_correct = 0;
-  double loss_sum = 0;  // sum of per-token losses (nats) over masked positions
+  int64_t examples = 0, correct = 0;
+  int64_t tokens = 0, tokens_correct = 0;  // scored positions
+  int64_t loss_tokens = 0;                 // masked positions
+  double loss_sum = 0;                     // sum of their losses (nats)
   double accuracy() const { return examples ? double(correct) / double(examples) : 0.0; }
   double token_accuracy() const { return tokens ? double(tokens_correct) / double(tokens) : 0.0; }
-  double loss() const { return tokens ? loss_sum / double(tokens) : 0.0; }
+  double loss() const { return loss_tokens ? loss_sum / double(loss_tokens) : 0.0; }
   void add(const Tally& o) {
     examples += o.examples;
     correct += o.correct;
     tokens += o.tokens;
     tokens_correct += o.tokens_correct;
+    loss_tokens += o.loss_tokens;
     loss_sum += o.loss_sum;
   }
 };
@@ -83,8 +94,7 @@ class Task {
   virtual std::string group_name() const { return ""; }
 
   // A random batch from a split ("train" or "arch" for training).
-  virtual void sample(const std::string& split, int64_t batch_size, Rng& rng,
-                      Batch& out) const = 0;
+  virtual void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const = 0;
   // The fixed evaluation set of a split: examples [begin, begin + count) of
   // eval_size(split). Same options and seed, same examples.
   virtual int64_t eval_size(const std::string& split) const = 0;

@@ -232,6 +232,17 @@ TEST_CASE("needle rejects bad options naming them") {
         std::string::npos);
   CHECK(message({{"mode", "haystack"}, {"context", "4"}}).find("context") != std::string::npos);
   CHECK(message({{"eval-size", "-1"}}).find("eval-size") != std::string::npos);
+  // One key, one value, one pair: a single sequence cannot fill three parts.
+  CHECK(message({{"keys", "1"}, {"values", "1"}, {"context", "4"}}).find("keys=1") !=
+        std::string::npos);
+  // Five needle positions of one key, value and filler: too few for the
+  // eleven depths of the evaluation sets.
+  CHECK(message({{"mode", "haystack"},
+                 {"keys", "1"},
+                 {"values", "1"},
+                 {"fillers", "1"},
+                 {"context", "8"}})
+            .find("fillers=1") != std::string::npos);
   auto task = make_needle({{"arch-frac", "0"}});
   Rng rng(1);
   Batch batch;

@@ -6,6 +6,7 @@
 #include "tools/commands.h"
 #include "tools/report_text.h"
 #include "tools/run_folder.h"
+#include "tools/train_options.h"
 
 namespace tapir {
 
@@ -29,11 +30,7 @@ Command add_eval_command(CLI::App& app) {
   return {cmd, [o]() {
             set_num_threads(o->threads);
             TaskOptions overrides;
-            for (const std::string& kv : o->task_opts) {
-              const size_t eq = kv.find('=');
-              TAPIR_CHECK(eq != std::string::npos, "--opt expects name=value, got '", kv, "'");
-              overrides.set(kv.substr(0, eq), kv.substr(eq + 1));
-            }
+            set_task_options(o->task_opts, {}, overrides);
             auto trainer = open_run(o->checkpoint, overrides);
             trainer->set_eval_limit(o->limit);
             std::vector<std::string> splits = o->splits;

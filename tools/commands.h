@@ -24,5 +24,6 @@ Command add_search_command(CLI::App& app);
 Command add_transfer_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_plot_command(CLI::App& app);
+Command add_tasks_command(CLI::App& app);
 
 }  // namespace tapir

@@ -5,6 +5,14 @@
 #include "engine/error.h"
 #include "tools/commands.h"
 
+// Whether a parsed command (or the sub-subcommand it ran) takes task options.
+static bool accepts_extras(const CLI::App* app) {
+  if (app->get_allow_extras()) return true;
+  for (const CLI::App* sub : app->get_subcommands())
+    if (accepts_extras(sub)) return true;
+  return false;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"tapir: a from-scratch tensor engine and lab for transformers' inductive biases"};
   app.require_subcommand(1);
@@ -17,7 +25,8 @@ int main(int argc, char** argv) {
       tapir::add_dump_command(app),     tapir::add_bench_command(app),
       tapir::add_compare_command(app),  tapir::add_search_command(app),
       tapir::add_transfer_command(app), tapir::add_report_command(app),
-      tapir::add_plot_command(app),     tapir::add_selfcheck_command(app)};
+      tapir::add_plot_command(app),     tapir::add_selfcheck_command(app),
+      tapir::add_tasks_command(app)};
   // Unknown arguments fall through to here; only the commands that train
   // accept them (as task options), checked below. Set after the subcommands
   // are made, so that they do not inherit it.
@@ -26,7 +35,7 @@ int main(int argc, char** argv) {
   try {
     for (const auto& command : commands) {
       if (!command.app->parsed()) continue;
-      if (!command.app->get_allow_extras() && !app.remaining().empty())
+      if (!accepts_extras(command.app) && !app.remaining().empty())
         throw tapir::Error("unexpected argument '" + app.remaining().front() + "' for " +
                            command.app->get_name());
       return command.run();

@@ -1,5 +1,5 @@
-// Plain-text reporting of training: the progress line on a terminal and the
-// evaluation lines, shared by the commands that train.
+// Plain-text reporting: the progress line on a terminal and the evaluation
+// lines of the commands that train, and decoded examples (`tasks show`).
 #pragma once
 #include <string>
 #include <vector>
@@ -17,5 +17,14 @@ std::string format_groups(const EvalResult& result, const std::string& group_nam
 // quiet) and one line per evaluation (unless quiet).
 TrainEvents console_events(const Trainer& trainer, bool quiet);
 std::string format_duration(double seconds);
+
+// Row b of a batch as one line, its group key first ("[length 3] "). When
+// the masked positions end the example and each feeds its target back as
+// the next input (a prompt and its continuation):
+//   input: 1 2 + 9 =   target: 2 1 $
+// otherwise (recall queries) the whole input and each masked position's
+// expected token:
+//   input: k7 v3 k7 _   targets: @2 v3
+std::string format_example(const Task& task, const Batch& batch, int64_t b);
 
 }  // namespace tapir

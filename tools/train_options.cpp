@@ -147,35 +147,44 @@ void parse_range(const char* flag, const std::string& text, double& lo, double& 
 
 }  // namespace
 
-TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
-  TrainConfig c = o.config;
-  parse_range("--spline-range", o.spline_range, c.model.mlp_spline.lo, c.model.mlp_spline.hi);
-  parse_range("--attn-spline-range", o.attn_spline_range, c.model.attn_spline.lo,
-              c.model.attn_spline.hi);
-  for (const std::string& kv : o.task_opts) {
+std::vector<std::string> extra_arguments(const CLI::App& cmd) {
+  // CLI11 hands unknown arguments of a subcommand up to the top-level app
+  // (fallthrough), so they are collected from every level.
+  std::vector<std::string> extras;
+  for (const CLI::App* app = &cmd; app != nullptr; app = app->get_parent()) {
+    const std::vector<std::string> more = app->remaining();
+    extras.insert(extras.end(), more.begin(), more.end());
+  }
+  return extras;
+}
+
+void set_task_options(const std::vector<std::string>& opts, const std::vector<std::string>& extras,
+                      TaskOptions& into) {
+  for (const std::string& kv : opts) {
     const size_t eq = kv.find('=');
     TAPIR_CHECK(eq != std::string::npos && eq > 0, "--opt expects name=value, got '", kv, "'");
-    c.task_options.set(kv.substr(0, eq), kv.substr(eq + 1));
-  }
-  // Unrecognised "--name value" or "--name=value" pairs are task options.
-  // CLI11 hands unknown arguments of a subcommand up to the top-level app
-  // (fallthrough), so they are collected there.
-  std::vector<std::string> extras = cmd.remaining();
-  if (CLI::App* parent = cmd.get_parent()) {
-    const std::vector<std::string> more = parent->remaining();
-    extras.insert(extras.end(), more.begin(), more.end());
+    into.set(kv.substr(0, eq), kv.substr(eq + 1));
   }
   for (size_t i = 0; i < extras.size(); ++i) {
     const std::string& arg = extras[i];
     TAPIR_CHECK(arg.rfind("--", 0) == 0 && arg.size() > 2, "unexpected argument '", arg, "'");
     const size_t eq = arg.find('=');
     if (eq != std::string::npos) {
-      c.task_options.set(arg.substr(2, eq - 2), arg.substr(eq + 1));
+      into.set(arg.substr(2, eq - 2), arg.substr(eq + 1));
     } else {
       TAPIR_CHECK(i + 1 < extras.size(), "task option ", arg, " needs a value");
-      c.task_options.set(arg.substr(2), extras[++i]);
+      into.set(arg.substr(2), extras[++i]);
     }
   }
+}
+
+TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
+  TrainConfig c = o.config;
+  parse_range("--spline-range", o.spline_range, c.model.mlp_spline.lo, c.model.mlp_spline.hi);
+  parse_range("--attn-spline-range", o.attn_spline_range, c.model.attn_spline.lo,
+              c.model.attn_spline.hi);
+  // Unrecognised "--name value" or "--name=value" pairs are task options.
+  set_task_options(o.task_opts, extra_arguments(cmd), c.task_options);
   c.schedule.kind = parse_schedule_kind(o.schedule_kind);
   c.validate();
   return c;

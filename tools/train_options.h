@@ -25,4 +25,13 @@ void add_train_options(CLI::App& cmd, TrainOptions& o);
 // validates it.
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o);
 
+// Sets task options from `--opt name=value` values and from the arguments a
+// command left over (CLI11's extras: `--name value` or `--name=value`).
+// Shared by every command that takes task options (train, eval, tasks show).
+// The unknown arguments a command was given, gathered from it and every app
+// above it (CLI11 passes them up with fallthrough).
+std::vector<std::string> extra_arguments(const CLI::App& cmd);
+void set_task_options(const std::vector<std::string>& opts, const std::vector<std::string>& extras,
+                      TaskOptions& into);
+
 }  // namespace tapir
