@@ -3,6 +3,7 @@
 // branch), a final LayerNorm and an untied output head. docs/model.md gives
 // the exact forward pass, every parameter's name and shape, and the init.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ struct ModelConfig {
   std::string attn = "softmax";
   std::string pos = "learned";
   double init_std = 0.02;
+  // What the model reads and writes: "tokens" (ids through tok_emb, logits
+  // over the vocabulary) or "frames" (frame_dim real values per position
+  // through the linear in_proj, frame_dim outputs from the head).
+  std::string input = "tokens";
+  int64_t frame_dim = 0;
 
   void validate() const;  // one-line error naming the bad field
   Json to_json() const;
@@ -67,6 +73,10 @@ class Block : public Module {
   MLP mlp_;
 };
 
+// A change to the embeddings h_0 (B, T, C) before the first block, e.g. the
+// test-time noise of `tapir robust`. Returns the new h_0.
+using EmbeddingHook = std::function<Tensor(Tensor h0)>;
+
 class Transformer : public Module {
  public:
   explicit Transformer(const ModelConfig& config);
@@ -76,10 +86,13 @@ class Transformer : public Module {
   // parameter order.
   void init(uint64_t seed);
 
-  // tokens (B, T) i32 -> logits (B, T, V). With `hidden`, also returns the L+1
-  // hidden states (B, T, C): hidden[0] the embeddings, hidden[l] the output of
-  // block l (before the final LayerNorm).
-  Tensor forward(Tensor tokens, std::vector<Tensor>* hidden = nullptr);
+  // tokens (B, T) i32 -> logits (B, T, V), or for input "frames" f32 frames
+  // (B, T, n) -> outputs (B, T, n). With `hidden`, also returns the L+1 hidden
+  // states (B, T, C): hidden[0] the embeddings, hidden[l] the output of block
+  // l (before the final LayerNorm). `perturb`, if set, replaces h_0 before the
+  // first block (and in hidden[0]).
+  Tensor forward(Tensor tokens, std::vector<Tensor>* hidden = nullptr,
+                 const EmbeddingHook& perturb = {});
   // The shared readout: final LayerNorm then the output head, (..., C) -> (..., V).
   Tensor readout(Tensor h);
 
@@ -87,7 +100,8 @@ class Transformer : public Module {
 
  private:
   ModelConfig config_;
-  Embedding tok_emb_, pos_emb_;
+  Embedding tok_emb_, pos_emb_;      // tok_emb_ is not a parameter for input "frames"
+  std::unique_ptr<Linear> in_proj_;  // input "frames" only
   std::vector<std::unique_ptr<Activation>> activations_;
   std::vector<std::unique_ptr<Block>> blocks_;
   LayerNorm ln_f_;
