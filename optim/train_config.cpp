@@ -18,6 +18,7 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(schedule.warmup >= 0, "warmup must be non-negative, got ", schedule.warmup);
   TAPIR_CHECK(schedule.min_ratio >= 0 && schedule.min_ratio <= 1,
               "min-lr-ratio must be in [0, 1], got ", schedule.min_ratio);
+  constraint.validate(model.layers);
 }
 
 Json TrainConfig::to_json() const {
@@ -43,6 +44,7 @@ Json TrainConfig::to_json() const {
   s.set("total", schedule.total);
   s.set("min_ratio", schedule.min_ratio);
   j.set("schedule", s);
+  j.set("constraint", constraint.to_json());
   j.set("steps", steps);
   j.set("batch", batch);
   j.set("clip", clip);
@@ -76,6 +78,7 @@ TrainConfig TrainConfig::from_json(const Json& j) {
   c.schedule.warmup = s.at("warmup").as_int();
   c.schedule.total = s.at("total").as_int();
   c.schedule.min_ratio = s.at("min_ratio").as_double();
+  if (const Json* cj = j.find("constraint")) c.constraint = ConstraintConfig::from_json(*cj);
   c.steps = j.at("steps").as_int();
   c.batch = j.at("batch").as_int();
   c.clip = j.at("clip").as_double();

@@ -1,6 +1,7 @@
 #include "tools/train_options.h"
 
 #include "engine/error.h"
+#include "tools/constraint_options.h"
 
 namespace tapir {
 
@@ -77,6 +78,7 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--threads", c.threads, "Threads for kernels and BLAS")
       ->group(loop)
       ->capture_default_str();
+  add_constraint_options(cmd, o);
 }
 
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
@@ -100,6 +102,7 @@ TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
     }
   }
   c.schedule.kind = parse_schedule_kind(o.schedule_kind);
+  finish_constraint_options(o, c);
   c.validate();
   return c;
 }

@@ -14,6 +14,7 @@ struct TrainOptions {
   TrainConfig config;
   std::string schedule_kind = "constant";
   std::vector<std::string> task_opts;  // "name=value" from --opt
+  std::string alpha = "0.05";          // --alpha: one rate or one per layer
 };
 
 // Registers the options on `cmd`. Task options are given as --opt name=value
