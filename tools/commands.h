@@ -19,5 +19,8 @@ Command add_train_command(CLI::App& app);
 Command add_eval_command(CLI::App& app);
 Command add_dump_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_layers_command(CLI::App& app);
+Command add_robust_command(CLI::App& app);
+Command add_robust_compare_command(CLI::App& app);
 
 }  // namespace tapir

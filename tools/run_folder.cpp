@@ -27,4 +27,18 @@ std::unique_ptr<Trainer> open_run(const std::string& path, const TaskOptions& ov
   return trainer;
 }
 
+std::string run_folder_of(const std::string& path) {
+  return fs::is_directory(path) ? path : fs::path(path).parent_path().string();
+}
+
+TaskOptions parse_task_overrides(const std::vector<std::string>& name_values) {
+  TaskOptions overrides;
+  for (const std::string& kv : name_values) {
+    const size_t eq = kv.find('=');
+    TAPIR_CHECK(eq != std::string::npos && eq > 0, "--opt expects name=value, got '", kv, "'");
+    overrides.set(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return overrides;
+}
+
 }  // namespace tapir
