@@ -10,7 +10,12 @@ namespace tapir {
 // --- config ----------------------------------------------------------------------
 
 void ModelConfig::validate() const {
-  TAPIR_CHECK(vocab >= 1, "model: vocab must be at least 1, got ", vocab);
+  TAPIR_CHECK(input == "tokens" || input == "frames", "model: unknown input '", input,
+              "' (expected tokens or frames)");
+  if (input == "tokens")
+    TAPIR_CHECK(vocab >= 1, "model: vocab must be at least 1, got ", vocab);
+  else
+    TAPIR_CHECK(frame_dim >= 1, "model: frame_dim must be at least 1 for frames, got ", frame_dim);
   TAPIR_CHECK(context >= 1, "model: context must be at least 1, got ", context);
   TAPIR_CHECK(width >= 1 && width <= 65536, "model: width must be in [1, 65536], got ", width);
   TAPIR_CHECK(heads >= 1 && width % heads == 0, "model: width ", width,
@@ -52,6 +57,8 @@ Json ModelConfig::to_json() const {
   j.set("mlp_spline", mlp_spline.to_json());
   j.set("attn_spline", attn_spline.to_json());
   j.set("score_per_head", score_per_head);
+  j.set("input", input);
+  j.set("frame_dim", frame_dim);
   return j;
 }
 
@@ -73,6 +80,8 @@ ModelConfig ModelConfig::from_json(const Json& j) {
   if (const Json* v = j.find("attn_spline"))
     c.attn_spline = SplineConfig::from_json(*v, c.attn_spline);
   if (const Json* v = j.find("score_per_head")) c.score_per_head = v->as_bool();
+  if (const Json* in = j.find("input")) c.input = in->as_string();
+  if (const Json* n = j.find("frame_dim")) c.frame_dim = n->as_int();
   c.validate();
   return c;
 }
@@ -157,10 +166,15 @@ std::string block_name(int64_t l) {
 
 Transformer::Transformer(const ModelConfig& config)
     : config_((config.validate(), config)),
-      tok_emb_(config.vocab, config.width),
+      tok_emb_(config.input == "frames" ? 1 : config.vocab, config.width),
       ln_f_(config.width),
-      head_(config.width, config.vocab) {
-  add_child("tok_emb", tok_emb_);
+      head_(config.width, config.input == "frames" ? config.frame_dim : config.vocab) {
+  if (config.input == "frames") {
+    in_proj_ = std::make_unique<Linear>(config.frame_dim, config.width);
+    add_child("in_proj", *in_proj_);
+  } else {
+    add_child("tok_emb", tok_emb_);
+  }
   if (config.pos == "learned") {
     pos_emb_ = std::make_unique<Embedding>(config.context, config.width);
     add_child("pos_emb", *pos_emb_);
@@ -227,7 +241,10 @@ void Transformer::init(uint64_t seed) {
   const double std = config_.init_std;
   const double residual_std =
       std / std::sqrt(2.0 * static_cast<double>(config_.layers > 0 ? config_.layers : 1));
-  tok_emb_.init(rng, std);
+  if (in_proj_)
+    in_proj_->init(rng, std);
+  else
+    tok_emb_.init(rng, std);
   if (pos_emb_) pos_emb_->init(rng, std);
   for (auto& block : blocks_) {
     block->attn().qkv().init(rng, std);
@@ -238,18 +255,25 @@ void Transformer::init(uint64_t seed) {
   head_.init(rng, std);
 }
 
-Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden) {
-  TAPIR_CHECK(tokens.dtype() == DType::i32 && tokens.rank() == 2,
-              "model input must be i32 tokens (B, T), got ", tokens.describe());
+Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden,
+                            const EmbeddingHook& perturb) {
+  if (in_proj_)
+    TAPIR_CHECK(
+        tokens.dtype() == DType::f32 && tokens.rank() == 3 && tokens.dim(2) == config_.frame_dim,
+        "model input must be f32 frames (B, T, ", config_.frame_dim, "), got ", tokens.describe());
+  else
+    TAPIR_CHECK(tokens.dtype() == DType::i32 && tokens.rank() == 2,
+                "model input must be i32 tokens (B, T), got ", tokens.describe());
   const int64_t T = tokens.dim(1);
   TAPIR_CHECK(T >= 1, "model input must hold at least one position, got ", tokens.describe());
   // ALiBi and no positions have no table, so no longest sequence.
   TAPIR_CHECK(!config_.has_position_table() || T <= config_.context, "sequence length ", T,
               " does not fit the model's context of ", config_.context, " (positions ", config_.pos,
               ")");
-  Tensor x = tok_emb_.forward(tokens);
+  Tensor x = in_proj_ ? in_proj_->forward(tokens) : tok_emb_.forward(tokens);
   if (pos_emb_) x = add(x, slice(pos_emb_->weight().tensor(), 0, 0, T));
   if (pos_table_.defined()) x = add(x, slice(pos_table_.view(), 0, 0, T));
+  if (perturb) x = perturb(x);
   if (hidden) {
     hidden->clear();
     hidden->push_back(x);

@@ -5,6 +5,7 @@
 // kernel may be learned splines (nn/spline.h). docs/model.md gives the exact
 // forward pass, every parameter's name and shape, and the init.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ struct ModelConfig {
   static SplineConfig default_attn_spline();
   // Whether the model has a position table and so a maximum length.
   bool has_position_table() const { return pos == "learned" || pos == "sinusoidal"; }
+  // What the model reads and writes: "tokens" (ids through tok_emb, logits
+  // over the vocabulary) or "frames" (frame_dim real values per position
+  // through the linear in_proj, frame_dim outputs from the head).
+  std::string input = "tokens";
+  int64_t frame_dim = 0;
 
   void validate() const;  // one-line error naming the bad field
   Json to_json() const;
@@ -96,6 +102,10 @@ class Block : public Module {
   MLP mlp_;
 };
 
+// A change to the embeddings h_0 (B, T, C) before the first block, e.g. the
+// test-time noise of `tapir robust`. Returns the new h_0.
+using EmbeddingHook = std::function<Tensor(Tensor h0)>;
+
 class Transformer : public Module {
  public:
   explicit Transformer(const ModelConfig& config);
@@ -105,10 +115,13 @@ class Transformer : public Module {
   // parameter order.
   void init(uint64_t seed);
 
-  // tokens (B, T) i32 -> logits (B, T, V). With `hidden`, also returns the L+1
-  // hidden states (B, T, C): hidden[0] the embeddings, hidden[l] the output of
-  // block l (before the final LayerNorm).
-  Tensor forward(Tensor tokens, std::vector<Tensor>* hidden = nullptr);
+  // tokens (B, T) i32 -> logits (B, T, V), or for input "frames" f32 frames
+  // (B, T, n) -> outputs (B, T, n). With `hidden`, also returns the L+1 hidden
+  // states (B, T, C): hidden[0] the embeddings, hidden[l] the output of block
+  // l (before the final LayerNorm). `perturb`, if set, replaces h_0 before the
+  // first block (and in hidden[0]).
+  Tensor forward(Tensor tokens, std::vector<Tensor>* hidden = nullptr,
+                 const EmbeddingHook& perturb = {});
   // The shared readout: final LayerNorm then the output head, (..., C) -> (..., V).
   Tensor readout(Tensor h);
 
@@ -130,6 +143,7 @@ class Transformer : public Module {
   HeapTensor pos_table_;                // pos = sinusoidal: (T_max, C), fixed
   HeapTensor alibi_slopes_;             // pos = alibi: (H)
   // MLP activations and attention splines: one per block, or one shared.
+  std::unique_ptr<Linear> in_proj_;  // input "frames": frames -> width (tok_emb_ unused)
   std::vector<std::unique_ptr<Activation>> activations_;
   std::vector<std::unique_ptr<Spline>> kernels_;
   std::vector<std::unique_ptr<Block>> blocks_;

@@ -13,12 +13,13 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(threads >= 1 && threads <= 256, "threads must be in [1, 256], got ", threads);
   TAPIR_CHECK(std::isfinite(clip), "clip must be a finite number, got ", clip);
   TAPIR_CHECK(stop_at >= 0 && stop_at <= 1, "stop-at must be in [0, 1], got ", stop_at);
-  TAPIR_CHECK(schedule.base_lr > 0 && std::isfinite(schedule.base_lr),
-              "lr must be positive, got ", schedule.base_lr);
+  TAPIR_CHECK(schedule.base_lr > 0 && std::isfinite(schedule.base_lr), "lr must be positive, got ",
+              schedule.base_lr);
   TAPIR_CHECK(schedule.warmup >= 0, "warmup must be non-negative, got ", schedule.warmup);
   TAPIR_CHECK(schedule.min_ratio >= 0 && schedule.min_ratio <= 1,
               "min-lr-ratio must be in [0, 1], got ", schedule.min_ratio);
   TAPIR_CHECK(!arch_trainable || !arch_file.empty(), "arch-trainable needs an arch file (--arch)");
+  constraint.validate(model.layers);
 }
 
 Json TrainConfig::to_json() const {
@@ -44,6 +45,7 @@ Json TrainConfig::to_json() const {
   s.set("total", schedule.total);
   s.set("min_ratio", schedule.min_ratio);
   j.set("schedule", s);
+  j.set("constraint", constraint.to_json());
   j.set("steps", steps);
   j.set("batch", batch);
   j.set("clip", clip);
@@ -79,6 +81,7 @@ TrainConfig TrainConfig::from_json(const Json& j) {
   c.schedule.warmup = s.at("warmup").as_int();
   c.schedule.total = s.at("total").as_int();
   c.schedule.min_ratio = s.at("min_ratio").as_double();
+  if (const Json* cj = j.find("constraint")) c.constraint = ConstraintConfig::from_json(*cj);
   c.steps = j.at("steps").as_int();
   c.batch = j.at("batch").as_int();
   c.clip = j.at("clip").as_double();

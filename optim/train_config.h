@@ -6,6 +6,7 @@
 
 #include "engine/json.h"
 #include "nn/transformer.h"
+#include "optim/constraints.h"
 #include "optim/optimizer.h"
 #include "optim/schedule.h"
 #include "tasks/task.h"
@@ -18,6 +19,7 @@ struct TrainConfig {
   ModelConfig model;          // vocab and context are filled in from the task
   OptimizerConfig optimizer;
   Schedule schedule;          // schedule.total follows steps unless set
+  ConstraintConfig constraint;  // per-layer descent constraints (kind none: plain training)
   int64_t steps = 1000;
   int64_t batch = 64;
   double clip = 1.0;          // global gradient-norm clip; <= 0 disables

@@ -32,8 +32,8 @@ std::string path_in(const std::string& dir, const char* name) {
 
 }  // namespace
 
-void position_losses(const float* logits, const int32_t* targets, const float* mask,
-                     int64_t rows, int64_t V, float* losses) {
+void position_losses(const float* logits, const int32_t* targets, const float* mask, int64_t rows,
+                     int64_t V, float* losses) {
   for (int64_t r = 0; r < rows; ++r) {
     if (mask[r] == 0.0f) {
       losses[r] = 0.0f;
@@ -47,15 +47,58 @@ void position_losses(const float* logits, const int32_t* targets, const float* m
   }
 }
 
+void batch_position_losses(const Task& task, const Batch& batch, const float* outputs,
+                           std::vector<float>& losses) {
+  const int64_t rows = batch.B * batch.T;
+  losses.resize(static_cast<size_t>(rows));
+  if (!task.is_regression())
+    return position_losses(outputs, batch.targets.data(), batch.mask.data(), rows,
+                           task.vocab().size(), losses.data());
+  const int64_t n = batch.n;
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    if (batch.mask[r] != 0.0f)
+      for (int64_t k = 0; k < n; ++k) {
+        const double d = double(outputs[r * n + k]) - double(batch.values[r * n + k]);
+        sum += d * d;
+      }
+    losses[r] = static_cast<float>(sum / double(n));
+  }
+}
+
 BatchTensors to_tensors(const Batch& batch) {
   BatchTensors t;
-  t.tokens = empty(Shape{batch.B, batch.T}, DType::i32);
-  t.targets = empty(Shape{batch.B, batch.T}, DType::i32);
+  if (batch.n > 0) {
+    t.inputs = empty(Shape{batch.B, batch.T, batch.n}, DType::f32);
+    t.targets = empty(Shape{batch.B, batch.T, batch.n}, DType::f32);
+    std::copy(batch.inputs.begin(), batch.inputs.end(), t.inputs.data<float>());
+    std::copy(batch.values.begin(), batch.values.end(), t.targets.data<float>());
+  } else {
+    t.inputs = empty(Shape{batch.B, batch.T}, DType::i32);
+    t.targets = empty(Shape{batch.B, batch.T}, DType::i32);
+    std::copy(batch.tokens.begin(), batch.tokens.end(), t.inputs.data<int32_t>());
+    std::copy(batch.targets.begin(), batch.targets.end(), t.targets.data<int32_t>());
+  }
   t.mask = empty(Shape{batch.B, batch.T}, DType::f32);
-  std::copy(batch.tokens.begin(), batch.tokens.end(), t.tokens.data<int32_t>());
-  std::copy(batch.targets.begin(), batch.targets.end(), t.targets.data<int32_t>());
   std::copy(batch.mask.begin(), batch.mask.end(), t.mask.data<float>());
   return t;
+}
+
+Tensor task_loss(Tensor outputs, Tensor targets, Tensor mask) {
+  if (targets.dtype() == DType::i32) return cross_entropy(outputs, targets, mask);
+  TAPIR_CHECK(outputs.shape() == targets.shape() && outputs.rank() == 3 &&
+                  mask.shape() == Shape({outputs.dim(0), outputs.dim(1)}),
+              "mean squared error: outputs ", outputs.describe(), ", targets ", targets.describe(),
+              " and mask ", mask.describe(), " do not fit");
+  // The mask's weights, normalised on the host: the mask gets no gradient.
+  Tensor weights = empty(mask.shape(), DType::f32);
+  const float* m = mask.data<float>();
+  double total = 0;
+  for (int64_t i = 0; i < mask.numel(); ++i) total += m[i];
+  for (int64_t i = 0; i < mask.numel(); ++i)
+    weights.data<float>()[i] = total > 0 ? static_cast<float>(m[i] / total) : 0.0f;
+  Tensor diff = sub(outputs, targets);
+  return sum_all(mul(mean(mul(diff, diff), 2), weights));
 }
 
 Trainer::Trainer(const TrainConfig& config, std::string out_dir)
@@ -63,10 +106,14 @@ Trainer::Trainer(const TrainConfig& config, std::string out_dir)
   config_.validate();
   task_ = make_task(config_.task, config_.task_options);
   config_.model.vocab = task_->vocab().size();
+  if (task_->is_regression()) {
+    config_.model.input = "frames";
+    config_.model.frame_dim = task_->frame_dim();
+  }
   if (config_.model.context == 0) config_.model.context = task_->max_length();
   TAPIR_CHECK(task_->max_length() <= config_.model.context, "task ", config_.task,
-              " produces sequences of length ", task_->max_length(),
-              " but the model's context is ", config_.model.context);
+              " produces sequences of length ", task_->max_length(), " but the model's context is ",
+              config_.model.context);
   if (config_.schedule.total == 0) config_.schedule.total = config_.steps;
   // Learned functions from an architecture file replace the configured ones,
   // frozen unless arch_trainable (frozen parameters get no optimizer state).
@@ -99,23 +146,23 @@ void Trainer::start_fresh(bool force) {
   write_file_atomic(path_in(out_dir_, "config.json"), to_json(config_.to_json(), 2) + "\n");
 }
 
-Tensor Trainer::compute_loss(Tensor tokens, Tensor targets, Tensor mask) {
-  return cross_entropy(model_->forward(tokens), targets, mask);
+Tensor Trainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
+  return task_loss(model_->forward(inputs), targets, mask);
 }
 
 StepStats Trainer::train_step() {
   task_->sample("train", config_.batch, data_rng_, batch_);
   const BatchTensors t = to_tensors(batch_);
   optimizer_->zero_grad();
-  Tensor loss = compute_loss(t.tokens, t.targets, t.mask);
+  Tensor loss = compute_loss(t.inputs, t.targets, t.mask);
   StepStats stats;
   stats.loss = loss.item();
   TAPIR_CHECK(std::isfinite(stats.loss), "loss became ", stats.loss, " at step ", step_ + 1,
               out_dir_.empty() ? "" : "; the last good checkpoint in " + out_dir_ + " is kept");
   backward(loss);
   stats.grad_norm = clip_grad_norm(params_, config_.clip);
-  TAPIR_CHECK(std::isfinite(stats.grad_norm), "gradient norm became ", stats.grad_norm,
-              " at step ", step_ + 1,
+  TAPIR_CHECK(std::isfinite(stats.grad_norm), "gradient norm became ", stats.grad_norm, " at step ",
+              step_ + 1,
               out_dir_.empty() ? "" : "; the last good checkpoint in " + out_dir_ + " is kept");
   stats.lr = config_.schedule.lr_at(step_);
   optimizer_->step(stats.lr);
@@ -123,6 +170,7 @@ StepStats Trainer::train_step() {
   ++step_;
   stats.step = step_;
   losses_.push_back(stats.loss);
+  after_step(stats);
   return stats;
 }
 
@@ -131,17 +179,14 @@ EvalResult Trainer::evaluate_split(const std::string& split) {
   EvalResult result{split, {}};
   int64_t n = task_->eval_size(split);
   if (config_.eval_limit > 0) n = std::min(n, config_.eval_limit);
-  const int64_t V = task_->vocab().size();
   std::vector<float> losses;
   for (int64_t begin = 0; begin < n; begin += config_.eval_batch) {
     const int64_t count = std::min(config_.eval_batch, n - begin);
     task_->eval_batch(split, begin, count, batch_);
     const BatchTensors t = to_tensors(batch_);
-    Tensor logits = model_->forward(t.tokens);
-    losses.resize(static_cast<size_t>(batch_.B * batch_.T));
-    position_losses(logits.data<float>(), batch_.targets.data(), batch_.mask.data(),
-                    batch_.B * batch_.T, V, losses.data());
-    task_->score(batch_, logits.data<float>(), losses.data(), result.tally);
+    Tensor outputs = model_->forward(t.inputs);
+    batch_position_losses(*task_, batch_, outputs.data<float>(), losses);
+    task_->score(batch_, outputs.data<float>(), losses.data(), result.tally);
     reset_step();
   }
   return result;
@@ -170,6 +215,7 @@ void Trainer::append_metrics(const std::vector<EvalResult>& results, double toke
     line.set("loss", r.tally.all.loss());
     line.set("accuracy", r.tally.all.accuracy());
     line.set("token_accuracy", r.tally.all.token_accuracy());
+    if (task_->is_regression()) line.set("rmse", std::sqrt(r.tally.all.loss()));
     line.set("examples", r.tally.all.examples);
     line.set("lr", config_.schedule.lr_at(step_ > 0 ? step_ - 1 : 0));
     line.set("tokens_per_s", tokens_per_s);
@@ -187,6 +233,7 @@ void Trainer::append_metrics(const std::vector<EvalResult>& results, double toke
       line.set("group_by", task_->group_name());
       line.set("groups", groups);
     }
+    add_metrics(line);
     append_line(path_in(out_dir_, "metrics.jsonl"), to_json(line));
   }
 }
@@ -206,17 +253,19 @@ void Trainer::save() {
   // between the two writes cannot pair weights with the wrong optimizer state.
   std::vector<SafeTensorWrite> writes;
   for (const Parameter* p : params_)
-    writes.push_back({"param." + p->name, DType::f32, p->tensor().shape().vec(), p->tensor().raw()});
+    writes.push_back(
+        {"param." + p->name, DType::f32, p->tensor().shape().vec(), p->tensor().raw()});
   std::vector<StateTensor> state = optimizer_->state_tensors();
   for (const StateTensor& s : state)
     writes.push_back({"optim." + s.name, s.tensor.dtype(), s.tensor.shape().vec(), s.tensor.raw()});
   const std::vector<int32_t> rng_words = data_rng_.state().to_words();
-  writes.push_back({"data_rng", DType::i32, {static_cast<int64_t>(rng_words.size())},
-                    rng_words.data()});
+  writes.push_back(
+      {"data_rng", DType::i32, {static_cast<int64_t>(rng_words.size())}, rng_words.data()});
   Metadata resume_meta = {{"format", "tapir.resume.v1"},
                           {"step", std::to_string(step_)},
                           {"optimizer_steps", std::to_string(optimizer_->steps())},
                           {"wall_s", std::to_string(wall_offset_ + now_seconds() - wall_start_)}};
+  save_state(writes, resume_meta);
   save_safetensors(path_in(out_dir_, "resume.safetensors"), writes, resume_meta);
 }
 
@@ -228,7 +277,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps) 
     if (config.schedule.total == config.steps) config.schedule.total = steps;
     config.steps = steps;
   }
-  auto trainer = std::make_unique<Trainer>(config, dir);
+  std::unique_ptr<Trainer> trainer = make_trainer(config, dir);
   const std::string resume_path = path_in(dir, "resume.safetensors");
   TAPIR_CHECK(fs::exists(resume_path), "cannot resume ", dir,
               ": no resume.safetensors in it (the run saved nothing yet)");
@@ -251,6 +300,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps) 
   trainer->step_ = std::stoll(file.metadata_value("step", "0"));
   trainer->optimizer_->set_steps(std::stoll(file.metadata_value("optimizer_steps", "0")));
   trainer->wall_offset_ = std::stod(file.metadata_value("wall_s", "0"));
+  trainer->load_state(file);
 
   // Drop metrics logged after the saved step, so the file reads as if the
   // run had never been interrupted.

@@ -2,7 +2,8 @@
 // loss, backward, clip, optimizer step; every eval_every steps evaluate the
 // fixed evaluation sets, append to metrics.jsonl and save the checkpoint and
 // the resume file. Later methods (Stage I search, constrained training)
-// extend it through the loss hook rather than copying it.
+// extend it through its hooks (the loss, the end of a step, extra resume
+// state, extra metrics) rather than copying it.
 //
 // A run folder holds:
 //   config.json             the TrainConfig (everything needed to re-run)
@@ -18,6 +19,8 @@
 #include <vector>
 
 #include "engine/rng.h"
+#include "engine/safetensors.h"
+#include "nn/checkpoint.h"
 #include "nn/transformer.h"
 #include "optim/optimizer.h"
 #include "optim/train_config.h"
@@ -75,8 +78,17 @@ class Trainer {
   const std::vector<double>& losses() const { return losses_; }
 
  protected:
-  // The loss of one batch; tensors are (B, T) in the step arena.
-  virtual Tensor compute_loss(Tensor tokens, Tensor targets, Tensor mask);
+  // The loss of one batch (to_tensors: inputs, targets, mask in the step arena).
+  virtual Tensor compute_loss(Tensor inputs, Tensor targets, Tensor mask);
+  // Called at the end of every train_step, after the optimizer update, with
+  // step() already counting it.
+  virtual void after_step(StepStats& /*stats*/) {}
+  // Extra state for the resume file: tensors (their data must stay alive until
+  // save() returns) and metadata; load_state reads them back on resume.
+  virtual void save_state(std::vector<SafeTensorWrite>& /*tensors*/, Metadata& /*meta*/) const {}
+  virtual void load_state(const SafeTensorsFile& /*file*/) {}
+  // Extra fields for each metrics.jsonl line.
+  virtual void add_metrics(Json& /*line*/) const {}
   void append_metrics(const std::vector<EvalResult>& results, double tokens_per_s);
 
   TrainConfig config_;
@@ -92,16 +104,32 @@ class Trainer {
   double wall_start_ = 0, wall_offset_ = 0;
 };
 
+// The Trainer for a configuration: the constrained trainer
+// (optim/constrained_trainer.h) when config.constraint is enabled, else the
+// plain one. Trainer::resume builds its run with it.
+std::unique_ptr<Trainer> make_trainer(const TrainConfig& config, std::string out_dir);
+
 // Per-position cross-entropy of logits (B*T, V) against targets, written to
 // losses (B*T); positions with mask 0 get 0. Used by evaluation and `dump`.
 void position_losses(const float* logits, const int32_t* targets, const float* mask,
                      int64_t rows, int64_t V, float* losses);
+// The per-position losses (B*T) of a batch given the model's outputs: the
+// cross-entropy for a token task, the mean squared error over the n values
+// for a regression task; 0 where the mask is 0.
+void batch_position_losses(const Task& task, const Batch& batch, const float* outputs,
+                           std::vector<float>& losses);
 
-// Copies a host batch into step-arena tensors: tokens, targets (B, T) i32
-// and mask (B, T) f32.
+// Copies a host batch into step-arena tensors: inputs and targets (B, T) i32
+// for a token task, (B, T, n) f32 frames for a regression task; mask (B, T)
+// f32.
 struct BatchTensors {
-  Tensor tokens, targets, mask;
+  Tensor inputs, targets, mask;
 };
 BatchTensors to_tensors(const Batch& batch);
+
+// The task loss of a batch: the masked mean cross-entropy of logits (B, T, V)
+// against i32 targets (B, T), or for f32 targets (B, T, n) the mean squared
+// error sum(mask * |y - t|^2) / (n * sum(mask)).
+Tensor task_loss(Tensor outputs, Tensor targets, Tensor mask);
 
 }  // namespace tapir

@@ -37,6 +37,16 @@ void Batch::reset(int64_t batch, int64_t length, int32_t pad) {
   targets.assign(B * T, pad);
   mask.assign(B * T, 0.0f);
   group.assign(B, -1);
+  n = 0;
+  inputs.clear();
+  values.clear();
+}
+
+void Batch::reset_frames(int64_t batch, int64_t length, int64_t frame_dim) {
+  reset(batch, length, 0);
+  n = frame_dim;
+  inputs.assign(B * T * n, 0.0f);
+  values.assign(B * T * n, 0.0f);
 }
 
 void Task::score(const Batch& batch, const float* logits, const float* losses,
@@ -99,6 +109,37 @@ double TaskOptions::get_double(const std::string& name, double fallback, double 
   TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", s, " is outside the allowed range [", lo,
               ", ", hi, "]");
   return v;
+}
+
+std::vector<double> TaskOptions::get_double_list(const std::string& name,
+                                                 const std::string& fallback, double lo,
+                                                 double hi) const {
+  std::vector<double> out = parse_double_list(get_string(name, fallback), "option " + name);
+  for (double v : out)
+    TAPIR_CHECK(v >= lo && v <= hi, "option ", name, ": ", v, " is outside the allowed range [", lo,
+                ", ", hi, "]");
+  return out;
+}
+
+std::vector<double> parse_double_list(std::string_view text, const std::string& what) {
+  std::vector<double> out;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    const size_t end = std::min(text.find(',', begin), text.size());
+    const std::string item(text.substr(begin, end - begin));
+    size_t pos = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &pos);
+    } catch (const std::exception&) {
+      pos = 0;
+    }
+    TAPIR_CHECK(pos == item.size() && pos > 0 && std::isfinite(v), what,
+                ": expected a comma-separated list of numbers, got '", text, "'");
+    out.push_back(v);
+    begin = end + 1;
+  }
+  return out;
 }
 
 std::string TaskOptions::get_string(const std::string& name, const std::string& fallback) const {

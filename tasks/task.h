@@ -8,6 +8,11 @@
 // pad token and mask 0, which a causal model never attends to from earlier
 // positions.
 //
+// A regression task (frame_dim() = n > 0, e.g. denoise) reads and predicts n
+// real values per position instead: Batch::inputs (B, T, n) go into the
+// model, Batch::values (B, T, n) are what it must output, the mask is as
+// above, and the loss is the mean squared error.
+//
 // Splits are deterministic functions of the task options and the data seed:
 // "train" (what weights learn from), "arch" (held out from the training
 // distribution for Stage I), and the evaluation splits ("test" first, plus any
@@ -39,10 +44,17 @@ struct Batch {
   std::vector<int32_t> targets;  // (B, T)
   std::vector<float> mask;       // (B, T)
   std::vector<int32_t> group;    // (B): breakdown key (length, depth, ...) or -1
+  // Regression tasks only (n > 0): real-valued frames.
+  int64_t n = 0;              // values per position; 0 for token tasks
+  std::vector<float> inputs;  // (B, T, n) what the model reads
+  std::vector<float> values;  // (B, T, n) what it must output
 
   // Sizes every array for (B, T) and fills tokens/targets with `pad`, mask
-  // with 0 and group with -1. Keeps capacity: no allocation once warm.
+  // with 0 and group with -1; no frames (n = 0). Keeps capacity: no
+  // allocation once warm.
   void reset(int64_t batch, int64_t length, int32_t pad);
+  // reset(batch, length, 0), then sizes inputs and values for (B, T, n), zeroed.
+  void reset_frames(int64_t batch, int64_t length, int64_t frame_dim);
   int64_t at(int64_t b, int64_t t) const { return b * T + t; }
 };
 
@@ -92,6 +104,10 @@ class Task {
   virtual std::vector<std::string> eval_splits() const = 0;
   // Name of the breakdown key ("length", "depth", "L"), empty if none.
   virtual std::string group_name() const { return ""; }
+  // Values per position of a regression task (Batch::inputs, Batch::values);
+  // 0 for a token task.
+  virtual int64_t frame_dim() const { return 0; }
+  bool is_regression() const { return frame_dim() > 0; }
 
   // A random batch from a split ("train" or "arch" for training).
   virtual void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const = 0;
@@ -101,9 +117,10 @@ class Task {
   virtual void eval_batch(const std::string& split, int64_t begin, int64_t count,
                           Batch& out) const = 0;
 
-  // Adds one batch to the tally, given the model's logits (B, T, V) and the
-  // per-position losses (B, T). The default counts an example correct when
-  // the argmax is the target at every masked position.
+  // Adds one batch to the tally, given the model's logits (B, T, V) (for a
+  // regression task its outputs (B, T, n)) and the per-position losses
+  // (B, T). The default counts an example correct when the argmax is the
+  // target at every masked position.
   virtual void score(const Batch& batch, const float* logits, const float* losses,
                      EvalTally& tally) const;
 };
@@ -119,6 +136,9 @@ class TaskOptions {
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   int64_t get_int(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const;
   double get_double(const std::string& name, double fallback, double lo, double hi) const;
+  // A comma-separated list of numbers, each in [lo, hi].
+  std::vector<double> get_double_list(const std::string& name, const std::string& fallback,
+                                      double lo, double hi) const;
   std::string get_string(const std::string& name, const std::string& fallback) const;
   bool get_bool(const std::string& name, bool fallback) const;
   const std::map<std::string, std::string>& values() const { return values_; }
@@ -130,6 +150,9 @@ class TaskOptions {
   std::map<std::string, std::string> values_;
   mutable std::set<std::string> used_;
 };
+
+// "0.5,1,2" -> {0.5, 1, 2}; fails naming `what` on an empty list or a bad number.
+std::vector<double> parse_double_list(std::string_view text, const std::string& what);
 
 struct TaskSpec {
   std::string name;

@@ -34,12 +34,14 @@ Command add_dump_command(CLI::App& app) {
             const BatchTensors t = to_tensors(batch);
             std::vector<Parameter*> params = trainer->model().parameters();
             for (Parameter* p : params) p->value.zero_grad();
-            Tensor logits = trainer->model().forward(t.tokens);
-            Tensor loss = cross_entropy(logits, t.targets, t.mask);
+            Tensor logits = trainer->model().forward(t.inputs);
+            Tensor loss = task_loss(logits, t.targets, t.mask);
             backward(loss);
+            // A regression task's frames are f32 "inputs"; a token task's ids i32 "tokens".
             std::vector<SafeTensorWrite> writes = {
-                {"tokens", DType::i32, t.tokens.shape().vec(), t.tokens.raw()},
-                {"targets", DType::i32, t.targets.shape().vec(), t.targets.raw()},
+                {task.is_regression() ? "inputs" : "tokens", t.inputs.dtype(),
+                 t.inputs.shape().vec(), t.inputs.raw()},
+                {"targets", t.targets.dtype(), t.targets.shape().vec(), t.targets.raw()},
                 {"mask", DType::f32, t.mask.shape().vec(), t.mask.raw()},
                 {"logits", DType::f32, logits.shape().vec(), logits.raw()},
                 {"loss", DType::f32, {}, loss.raw()}};

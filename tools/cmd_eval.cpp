@@ -1,5 +1,6 @@
 // `tapir eval`: a checkpoint's metrics on the task's evaluation splits, with
 // the per-group tables (length, depth, ...) where the task has them.
+#include <cmath>
 #include <cstdio>
 
 #include "engine/threads.h"
@@ -29,15 +30,21 @@ Command add_eval_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256));
   return {cmd, [o]() {
             set_num_threads(o->threads);
-            TaskOptions overrides;
-            set_task_options(o->task_opts, {}, overrides);
-            auto trainer = open_run(o->checkpoint, overrides);
+            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts));
             trainer->set_eval_limit(o->limit);
             std::vector<std::string> splits = o->splits;
             if (splits.empty()) splits = trainer->task().eval_splits();
             for (const std::string& split : splits) {
               EvalResult r = trainer->evaluate_split(split);
               const Tally& t = r.tally.all;
+              if (trainer->task().is_regression()) {  // the loss is a mean squared error
+                std::printf(o->json ? "{\"split\":\"%s\",\"examples\":%lld,\"mse\":%.6f,"
+                                      "\"rmse\":%.6f,\"accuracy\":%.6f}\n"
+                                    : "%s: %lld examples, mse %.6f, rmse %.6f, improved %.4f\n",
+                            split.c_str(), static_cast<long long>(t.examples), t.loss(),
+                            std::sqrt(t.loss()), t.accuracy());
+                continue;
+              }
               if (o->json) {
                 std::printf(
                     "{\"split\":\"%s\",\"examples\":%lld,\"accuracy\":%.6f,"

@@ -33,7 +33,7 @@ Command add_train_command(CLI::App& app) {
             } else {
               TAPIR_CHECK(!o->out.empty(), "train needs --out DIR (or --resume DIR)");
               const TrainConfig config = finish_train_options(*cmd, o->train);
-              trainer = std::make_unique<Trainer>(config, o->out);
+              trainer = make_trainer(config, o->out);
               trainer->start_fresh(o->force);
               if (!o->quiet)
                 std::printf("%s\nmodel: %lld parameters, %lld layers, width %lld, %lld heads\n",

@@ -25,5 +25,8 @@ Command add_transfer_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_plot_command(CLI::App& app);
 Command add_tasks_command(CLI::App& app);
+Command add_layers_command(CLI::App& app);
+Command add_robust_command(CLI::App& app);
+Command add_robust_compare_command(CLI::App& app);
 
 }  // namespace tapir

@@ -4,6 +4,7 @@
 
 #include "engine/file_io.h"
 #include "nn/checkpoint.h"
+#include "tools/train_options.h"
 
 namespace tapir {
 
@@ -25,6 +26,16 @@ std::unique_ptr<Trainer> open_run(const std::string& path, const TaskOptions& ov
   const SafeTensorsFile file = SafeTensorsFile::load(checkpoint.string());
   load_parameters(file, trainer->model().parameters(), checkpoint.string());
   return trainer;
+}
+
+std::string run_folder_of(const std::string& path) {
+  return fs::is_directory(path) ? path : fs::path(path).parent_path().string();
+}
+
+TaskOptions parse_task_overrides(const std::vector<std::string>& name_values) {
+  TaskOptions overrides;
+  set_task_options(name_values, {}, overrides);
+  return overrides;
 }
 
 }  // namespace tapir

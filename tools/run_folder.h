@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "optim/trainer.h"
 
@@ -11,5 +12,9 @@ namespace tapir {
 // `path` is a run folder or a checkpoint file inside one. Task options in
 // `overrides` replace the saved ones (e.g. a longer test length).
 std::unique_ptr<Trainer> open_run(const std::string& path, const TaskOptions& overrides = {});
+// The run folder of `path`: the folder itself, or the folder a checkpoint file is in.
+std::string run_folder_of(const std::string& path);
+// Task options given as name=value (--opt), to override the saved ones.
+TaskOptions parse_task_overrides(const std::vector<std::string>& name_values);
 
 }  // namespace tapir

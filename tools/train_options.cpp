@@ -1,6 +1,7 @@
 #include "tools/train_options.h"
 
 #include "engine/error.h"
+#include "tools/constraint_options.h"
 
 namespace tapir {
 
@@ -123,6 +124,7 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--threads", c.threads, "Threads for kernels and BLAS")
       ->group(loop)
       ->capture_default_str();
+  add_constraint_options(cmd, o);
 }
 
 namespace {
@@ -186,6 +188,7 @@ TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
   // Unrecognised "--name value" or "--name=value" pairs are task options.
   set_task_options(o.task_opts, extra_arguments(cmd), c.task_options);
   c.schedule.kind = parse_schedule_kind(o.schedule_kind);
+  finish_constraint_options(o, c);
   c.validate();
   return c;
 }

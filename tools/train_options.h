@@ -16,6 +16,7 @@ struct TrainOptions {
   std::vector<std::string> task_opts;        // "name=value" from --opt
   std::string spline_range = "-20,20";       // "LO,HI" of the MLP spline
   std::string attn_spline_range = "-20,20";  // and of the attention spline
+  std::string alpha = "0.05";                // --alpha: one rate or one per layer
 };
 
 // Registers the options on `cmd`. Task options are given as --opt name=value

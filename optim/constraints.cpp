@@ -1,0 +1,99 @@
+#include "optim/constraints.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/error.h"
+
+namespace tapir {
+
+double ConstraintConfig::alpha_at(int64_t layer) const {
+  return alpha.size() == 1 ? alpha[0] : alpha[static_cast<size_t>(layer - 1)];
+}
+
+void ConstraintConfig::validate(int64_t layers) const {
+  TAPIR_CHECK(kind == "none" || kind == "descent", "constraint: unknown kind '", kind,
+              "' (expected none or descent)");
+  if (!enabled()) return;
+  TAPIR_CHECK(layers >= 1, "constraint descent needs at least one layer");
+  TAPIR_CHECK(alpha.size() == 1 || static_cast<int64_t>(alpha.size()) == layers,
+              "alpha: expected one rate or one per layer (", layers, "), got ", alpha.size());
+  for (double a : alpha)
+    TAPIR_CHECK(std::isfinite(a) && a < 1, "alpha: each rate must be below 1, got ", a);
+  TAPIR_CHECK(std::isfinite(dual_lr) && dual_lr > 0, "dual-lr must be positive, got ", dual_lr);
+  TAPIR_CHECK(dual_batch >= 0, "dual-batch must be 0 (the training batch) or positive, got ",
+              dual_batch);
+  TAPIR_CHECK(dual_every >= 1, "dual-every must be at least 1, got ", dual_every);
+  TAPIR_CHECK(std::isfinite(beta) && beta > 0, "beta must be positive, got ", beta);
+  TAPIR_CHECK(std::isfinite(slack_lr) && slack_lr > 0, "slack-lr must be positive, got ", slack_lr);
+}
+
+Json ConstraintConfig::to_json() const {
+  Json j = Json::object();
+  j.set("kind", kind);
+  Json a = Json::array();
+  for (double v : alpha) a.push_back(v);
+  j.set("alpha", a);
+  j.set("dual_lr", dual_lr);
+  j.set("dual_batch", dual_batch);
+  j.set("dual_every", dual_every);
+  j.set("resilient", resilient);
+  j.set("beta", beta);
+  j.set("slack_lr", slack_lr);
+  j.set("detach_previous", detach_previous);
+  return j;
+}
+
+ConstraintConfig ConstraintConfig::from_json(const Json& j) {
+  ConstraintConfig c;
+  c.kind = j.at("kind").as_string();
+  c.alpha.clear();
+  for (const Json& v : j.at("alpha").as_array()) c.alpha.push_back(v.as_double());
+  c.dual_lr = j.at("dual_lr").as_double();
+  c.dual_batch = j.at("dual_batch").as_int();
+  c.dual_every = j.at("dual_every").as_int();
+  c.resilient = j.at("resilient").as_bool();
+  c.beta = j.at("beta").as_double();
+  c.slack_lr = j.at("slack_lr").as_double();
+  if (const Json* d = j.find("detach_previous")) c.detach_previous = d->as_bool();
+  return c;
+}
+
+std::vector<double> descent_constraints(const std::vector<double>& f, const ConstraintConfig& c) {
+  TAPIR_CHECK(f.size() >= 2, "descent constraints need the losses of at least two layers");
+  std::vector<double> s(f.size() - 1);
+  for (size_t l = 1; l < f.size(); ++l)
+    s[l - 1] = f[l] - (1.0 - c.alpha_at(static_cast<int64_t>(l))) * f[l - 1];
+  return s;
+}
+
+std::vector<double> lagrangian_weights(const std::vector<double>& lambda,
+                                       const ConstraintConfig& c) {
+  const size_t L = lambda.size();
+  std::vector<double> w(L + 1, 0.0);
+  w[L] = 1.0;
+  for (size_t l = 1; l <= L; ++l) {
+    w[l] += lambda[l - 1];
+    if (!c.detach_previous) w[l - 1] -= lambda[l - 1] * (1.0 - c.alpha_at(static_cast<int64_t>(l)));
+  }
+  return w;
+}
+
+void dual_step(std::vector<double>& lambda, const std::vector<double>& s,
+               const std::vector<double>& slack, double eta) {
+  TAPIR_CHECK(s.size() == lambda.size() && (slack.empty() || slack.size() == lambda.size()),
+              "dual step: ", lambda.size(), " multipliers but ", s.size(), " constraints and ",
+              slack.size(), " slacks");
+  for (size_t l = 0; l < lambda.size(); ++l)
+    lambda[l] = std::max(0.0, lambda[l] + eta * (s[l] - (slack.empty() ? 0.0 : slack[l])));
+}
+
+void slack_step(std::vector<double>& slack, const std::vector<double>& lambda, double beta,
+                double eta_u) {
+  TAPIR_CHECK(slack.size() == lambda.size(), "slack step: ", slack.size(), " slacks but ",
+              lambda.size(), " multipliers");
+  for (size_t l = 0; l < slack.size(); ++l)
+    slack[l] = std::max(0.0, slack[l] - eta_u * (beta * slack[l] - lambda[l]));
+}
+
+}  // namespace tapir

@@ -1,0 +1,187 @@
+// Constrained training end to end (optim/constrained_trainer.h): per-layer
+// losses from one forward pass equal the losses of truncated models, all-zero
+// multipliers train exactly like plain training, a resumed run restores the
+// multipliers, slacks and pending constraint sums exactly, and a small run
+// ends with every descent constraint satisfied on training data.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "autograd/ops.h"
+#include "engine/file_io.h"
+#include "optim/constrained_trainer.h"
+#include "optim/layer_eval.h"
+
+using namespace tapir;
+namespace fs = std::filesystem;
+
+namespace {
+
+TrainConfig small(const std::string& task) {
+  TrainConfig c;
+  c.task = task;
+  c.task_options.set("eval-size", "256");
+  if (task == "sorted") {
+    c.task_options.set("symbols", "5");
+    c.task_options.set("max-len", "6");
+    c.task_options.set("test-max-len", "8");
+  }
+  c.model.width = 32;
+  c.model.layers = 3;
+  c.batch = 64;
+  c.schedule.base_lr = 3e-3;
+  c.steps = 60;
+  c.eval_every = 20;
+  c.seed = 1;
+  return c;
+}
+
+TrainConfig constrained(TrainConfig c) {
+  c.constraint.kind = "descent";
+  c.constraint.alpha = {0.05};
+  return c;
+}
+
+std::string temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("tapir_test_constrained_" + name);
+  fs::remove_all(p);
+  return p.string();
+}
+
+// metrics.jsonl without the fields that measure time or name the folder.
+std::vector<Json> metric_lines(const std::string& dir) {
+  std::istringstream in(read_file(dir + "/metrics.jsonl"));
+  std::vector<Json> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    Json j = parse_json(line);
+    j.set("run", "");
+    j.set("tokens_per_s", 0);
+    j.set("wall_s", 0);
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("per-layer losses from one forward pass equal the losses of truncated models") {
+  for (const std::string task : {"sorted", "denoise"}) {
+    CAPTURE(task);
+    Trainer t(small(task), "");
+    for (int i = 0; i < 5; ++i) t.train_step();
+    Batch batch;
+    t.task().eval_batch("test", 0, 32, batch);
+    NoGrad no_grad;
+    const BatchTensors bt = to_tensors(batch);
+    std::vector<double> f;
+    for (const Tensor& loss : layer_losses(t.model(), bt.inputs, bt.targets, bt.mask))
+      f.push_back(loss.item());
+    REQUIRE(f.size() == 4);
+    for (int64_t l = 0; l <= 3; ++l) {
+      CAPTURE(l);
+      ModelConfig mc = t.model().config();
+      mc.layers = l;
+      Transformer truncated(mc);
+      for (Parameter* p : truncated.parameters()) {
+        const Parameter* src = t.model().find_parameter(p->name);
+        REQUIRE(src != nullptr);
+        std::memcpy(p->tensor().raw(), src->tensor().raw(), p->tensor().nbytes());
+      }
+      CHECK(task_loss(truncated.forward(bt.inputs), bt.targets, bt.mask).item() == f[size_t(l)]);
+    }
+    reset_step();
+  }
+}
+
+TEST_CASE("with every multiplier 0 a constrained step is exactly a plain step") {
+  Trainer plain(small("sorted"), "");
+  ConstrainedTrainer con(constrained(small("sorted")), "");
+  plain.train_step();
+  con.train_step();
+  CHECK(plain.losses() == con.losses());
+  CHECK(con.batch_layer_losses().back() == plain.losses().back());
+  const auto a = plain.model().parameters(), b = con.model().parameters();
+  for (size_t i = 0; i < a.size(); ++i)
+    CHECK(std::memcmp(a[i]->tensor().raw(), b[i]->tensor().raw(), a[i]->tensor().nbytes()) == 0);
+  // The dual step then moved lambda by dual_lr * s for the batch's constraints.
+  const std::vector<double> s =
+      descent_constraints(con.batch_layer_losses(), con.config().constraint);
+  for (size_t l = 0; l < s.size(); ++l)
+    CHECK(con.multipliers()[l] == std::max(0.0, con.config().constraint.dual_lr * s[l]));
+}
+
+TEST_CASE("a resumed constrained run restores multipliers, slacks and pending sums exactly") {
+  TrainConfig resilient = constrained(small("sorted"));
+  resilient.constraint.resilient = true;
+  resilient.constraint.dual_every = 3;  // the save at step 40 falls inside a window
+  resilient.constraint.dual_lr = 0.5;
+  TrainConfig dual_batch = constrained(small("sorted"));
+  dual_batch.constraint.dual_batch = 48;
+  dual_batch.constraint.dual_lr = 0.5;
+  for (const TrainConfig& c : {resilient, dual_batch}) {
+    const std::string whole = temp_dir("whole"), split = temp_dir("split");
+    std::vector<double> lambda, slack;
+    {
+      auto t = make_trainer(c, whole);
+      t->start_fresh(false);
+      t->run();
+      auto& con = dynamic_cast<ConstrainedTrainer&>(*t);
+      lambda = con.multipliers();
+      slack = con.slacks();
+    }
+    {
+      auto t = make_trainer(c, split);
+      t->start_fresh(false);
+      TrainEvents events;
+      events.on_step = [](const StepStats& s, double) {
+        if (s.step == 50) throw Error("simulated kill");
+      };
+      CHECK_THROWS_AS(t->run(events), Error);
+    }
+    auto resumed = Trainer::resume(split);
+    REQUIRE(dynamic_cast<ConstrainedTrainer*>(resumed.get()) != nullptr);
+    CHECK(resumed->step() == 40);
+    resumed->run();
+    const auto& con = dynamic_cast<ConstrainedTrainer&>(*resumed);
+    CHECK(con.multipliers() == lambda);
+    CHECK(con.slacks() == slack);
+    CHECK(c.constraint.resilient == !slack.empty());
+    const auto a = metric_lines(whole), b = metric_lines(split);
+    CHECK(a.size() == 6);  // 3 evaluations x (test, test_long)
+    CHECK(a == b);
+    double largest = 0;  // the multipliers did move
+    for (const Json& line : a) {
+      CHECK(line.at("train_layer_loss").size() == 4);
+      CHECK(line.at("train_constraint").size() == 3);
+      CHECK((line.find("slack") != nullptr) == c.constraint.resilient);
+      for (const Json& v : line.at("lambda").as_array()) largest = std::max(largest, v.as_double());
+    }
+    CHECK(largest > 0);
+    fs::remove_all(whole);
+    fs::remove_all(split);
+  }
+}
+
+TEST_CASE("constrained training ends with every descent constraint met on training data") {
+  TrainConfig c = constrained(small("sorted"));
+  c.steps = 600;
+  c.eval_every = 600;
+  c.constraint.alpha = {0.1};
+  c.constraint.dual_lr = 0.05;
+  ConstrainedTrainer t(c, "");
+  double largest = 0;
+  TrainEvents events;
+  events.on_step = [&](const StepStats&, double) {
+    for (double v : t.multipliers()) largest = std::max(largest, v);
+  };
+  t.run(events);
+  std::vector<double> f;
+  for (const EvalTally& tally : evaluate_layers(t, "train")) f.push_back(tally.all.loss());
+  const std::vector<double> s = descent_constraints(f, c.constraint);
+  INFO("train losses per layer " << f[0] << " " << f[1] << " " << f[2] << " " << f[3]);
+  for (double v : s) CHECK(v <= 0.01);  // the tolerance: 0.01 nats
+  CHECK(largest > 0);                   // the constraints were active at some point
+}

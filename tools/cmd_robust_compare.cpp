@@ -1,0 +1,246 @@
+// `tapir robust-compare`: plain training (ERM) against per-layer descent
+// constraints over several seeds, side by side. For each seed it trains (or
+// resumes, or reuses) DIR/erm_s<seed> and DIR/<arm>_s<seed> (arm "descent"
+// unless --arm-name) with the same options except --constraint, then
+// reports, as mean +- std over seeds: the per-layer loss profile and how many
+// runs are monotone, every evaluation split's metric (for denoise: RMSE per
+// sigma), and the metric under each input noise per gamma. Tables on stdout,
+// SVG plots DIR/compare_<arm>_*.svg and DIR/summary_<arm>.json. Two
+// constrained variants can share one DIR and its ERM runs.
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/file_io.h"
+#include "engine/threads.h"
+#include "tools/commands.h"
+#include "tools/robust_report.h"
+#include "tools/run_folder.h"
+#include "tools/svg_plot.h"
+#include "tools/train_options.h"
+
+namespace tapir {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Trains one run to its configured steps, picking up whatever is already in dir.
+void train_run(const TrainConfig& config, const std::string& dir) {
+  std::unique_ptr<Trainer> trainer;
+  if (fs::exists(fs::path(dir) / "resume.safetensors")) {
+    trainer = Trainer::resume(dir);
+  } else {
+    trainer = make_trainer(config, dir);
+    trainer->start_fresh(true);
+  }
+  if (trainer->step() >= trainer->config().steps) return;
+  const auto start = std::chrono::steady_clock::now();
+  trainer->run();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("trained %s: %lld steps in %.0fs\n", dir.c_str(),
+              static_cast<long long>(trainer->step()), seconds);
+  std::fflush(stdout);
+}
+
+// Values per arm and seed of one quantity.
+using PerArm = std::array<std::vector<double>, 2>;
+
+std::string cell(const std::vector<double>& values) {
+  double mean = 0, std = 0;
+  mean_std(values, mean, std);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f +- %.4f", mean, std);
+  return buf;
+}
+
+Json stats_json(const std::vector<double>& values) {
+  double mean = 0, std = 0;
+  mean_std(values, mean, std);
+  Json j = Json::object();
+  j.set("mean", mean);
+  j.set("std", std);
+  Json all = Json::array();
+  for (double v : values) all.push_back(v);
+  j.set("seeds", all);
+  return j;
+}
+
+void print_row(const std::string& label, const PerArm& v) {
+  std::printf("%10s  %22s  %22s\n", label.c_str(), cell(v[0]).c_str(), cell(v[1]).c_str());
+}
+
+PlotSeries arm_series(const std::string& arm, const std::vector<double>& xs,
+                      const std::vector<PerArm>& points, int a) {
+  PlotSeries s{arm, xs, {}, {}};
+  for (const PerArm& p : points) {
+    double mean = 0, std = 0;
+    mean_std(p[a], mean, std);
+    s.y.push_back(mean);
+    s.spread.push_back(std);
+  }
+  return s;
+}
+
+}  // namespace
+
+Command add_robust_compare_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "robust-compare", "Train ERM and descent-constrained runs over seeds and compare them");
+  struct Options {
+    TrainOptions train;
+    std::string out, split = "test", gamma = "0,0.25,0.5,1,1.5,2", arm = "descent";
+    std::vector<std::string> noise = {"gaussian", "uniform", "discrete"};
+    int64_t seeds = 3, repeats = 2, limit = 0;
+  };
+  auto o = std::make_shared<Options>();
+  add_train_options(*cmd, o->train);
+  cmd->add_option("--out", o->out, "Folder for the runs and the report")->required();
+  cmd->add_option("--arm-name", o->arm, "Name of the constrained runs (DIR/NAME_s<seed>)")
+      ->capture_default_str();
+  cmd->add_option("--seeds", o->seeds, "Seeds per arm: seed, seed + 1, ...")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--noise", o->noise, "Noise kinds (comma-separated; discrete needs tokens)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--gamma", o->gamma, "Noise strengths")->capture_default_str();
+  cmd->add_option("--repeats", o->repeats, "Noise seeds per gamma and run")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--split", o->split, "Split for the profile and the noise")
+      ->capture_default_str();
+  cmd->add_option("--limit", o->limit, "Max examples per evaluation (0: all)");
+  return {
+      cmd, [o, cmd]() {
+        const TrainConfig base = finish_train_options(*cmd, o->train);
+        TAPIR_CHECK(base.constraint.enabled(),
+                    "robust-compare needs --constraint descent (the arm compared with ERM)");
+        TAPIR_CHECK(
+            !o->arm.empty() && o->arm != "erm" && o->arm.find_first_of("/ ") == std::string::npos,
+            "--arm-name must be a plain name other than erm, got '", o->arm, "'");
+        const std::string arms[2] = {"erm", o->arm};
+        const std::vector<double> gammas = parse_double_list(o->gamma, "--gamma");
+        fs::create_directories(o->out);
+        std::vector<std::string> dirs[2];
+        for (int64_t k = 0; k < o->seeds; ++k) {
+          for (int a = 0; a < 2; ++a) {
+            TrainConfig c = base;
+            c.seed = base.seed + static_cast<uint64_t>(k);
+            if (a == 0) c.constraint = ConstraintConfig{};
+            std::string dir = o->out + "/";
+            dir += arms[a];
+            dir += "_s";
+            dir += std::to_string(c.seed);
+            train_run(c, dir);
+            dirs[a].push_back(dir);
+          }
+        }
+        set_num_threads(base.threads);
+
+        std::vector<PerArm> layer_loss(static_cast<size_t>(base.model.layers) + 1);
+        int monotone[2] = {0, 0};
+        std::vector<std::string> splits;
+        std::vector<PerArm> split_metric;
+        std::vector<std::vector<PerArm>> noise_metric(o->noise.size(),
+                                                      std::vector<PerArm>(gammas.size()));
+        std::string metric = "accuracy";
+        for (int a = 0; a < 2; ++a) {
+          for (const std::string& dir : dirs[a]) {
+            auto t = open_run(dir);
+            t->set_eval_limit(o->limit);
+            metric = task_metric_name(t->task());
+            const LayerProfile p = layer_profile(*t, o->split);
+            for (size_t l = 0; l < p.loss.size(); ++l) layer_loss[l][a].push_back(p.loss[l]);
+            monotone[a] += is_monotone(p.loss);
+            splits = t->task().eval_splits();
+            split_metric.resize(splits.size());
+            for (size_t i = 0; i < splits.size(); ++i)
+              split_metric[i][a].push_back(
+                  task_metric(t->task(), t->evaluate_split(splits[i]).tally.all));
+            for (size_t n = 0; n < o->noise.size(); ++n) {
+              const auto curve = robustness_curve(*t, o->split, parse_noise_kind(o->noise[n]),
+                                                  gammas, o->repeats, 0);
+              for (size_t g = 0; g < gammas.size(); ++g)
+                noise_metric[n][g][a].push_back(curve[g].metric);
+            }
+          }
+        }
+
+        Json summary = Json::object();
+        summary.set("split", o->split);
+        summary.set("seeds", o->seeds);
+        summary.set("metric", metric);
+        std::printf("\n%lld seeds; mean +- std over seeds\n%10s  %22s  %22s\n",
+                    static_cast<long long>(o->seeds), "", arms[0].c_str(), arms[1].c_str());
+        std::printf("per-layer %s loss (layer 0 = embeddings)\n", o->split.c_str());
+        Json layers = Json::array();
+        std::vector<double> xs;
+        for (size_t l = 0; l < layer_loss.size(); ++l) {
+          print_row("layer " + std::to_string(l), layer_loss[l]);
+          Json j = Json::object();
+          for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(layer_loss[l][a]));
+          layers.push_back(j);
+          xs.push_back(double(l));
+        }
+        std::printf("monotone runs: %s %d/%lld, %s %d/%lld\n", arms[0].c_str(), monotone[0],
+                    static_cast<long long>(o->seeds), arms[1].c_str(), monotone[1],
+                    static_cast<long long>(o->seeds));
+        summary.set("layer_loss", layers);
+        summary.set("monotone", Json::object().set(arms[0], monotone[0]).set(arms[1], monotone[1]));
+        std::string prefix = o->out + "/compare_";
+        prefix += o->arm;
+        write_svg_line_plot(
+            prefix + "_layers.svg", {"per-layer " + o->split + " loss", "layer", "loss", true},
+            {arm_series(arms[0], xs, layer_loss, 0), arm_series(arms[1], xs, layer_loss, 1)});
+
+        std::printf("%s per evaluation split\n", metric.c_str());
+        Json by_split = Json::object();
+        for (size_t i = 0; i < splits.size(); ++i) {
+          print_row(splits[i], split_metric[i]);
+          Json j = Json::object();
+          for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(split_metric[i][a]));
+          by_split.set(splits[i], j);
+        }
+        summary.set("splits", by_split);
+
+        Json by_noise = Json::object();
+        for (size_t n = 0; n < o->noise.size(); ++n) {
+          std::printf("%s on %s under %s noise, by gamma\n", metric.c_str(), o->split.c_str(),
+                      o->noise[n].c_str());
+          Json rows = Json::array();
+          for (size_t g = 0; g < gammas.size(); ++g) {
+            char label[32];
+            std::snprintf(label, sizeof label, "%g", gammas[g]);
+            print_row(label, noise_metric[n][g]);
+            Json j = Json::object();
+            j.set("gamma", gammas[g]);
+            for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(noise_metric[n][g][a]));
+            rows.push_back(j);
+          }
+          by_noise.set(o->noise[n], rows);
+          std::string path = prefix + "_", title = metric + " under ";
+          path += o->noise[n];
+          path += ".svg";
+          title += o->noise[n];
+          title += " noise";
+          write_svg_line_plot(path, {title, "gamma", metric, false},
+                              {arm_series(arms[0], gammas, noise_metric[n], 0),
+                               arm_series(arms[1], gammas, noise_metric[n], 1)});
+        }
+        summary.set("noise", by_noise);
+        summary.set("arm", o->arm);
+        summary.set("constraint", base.constraint.to_json());
+        std::string summary_path = o->out + "/summary_";
+        summary_path += o->arm;
+        summary_path += ".json";
+        write_file_atomic(summary_path, to_json(summary, 2) + "\n");
+        std::printf("report: %s/summary_%s.json, %s_*.svg\n", o->out.c_str(), o->arm.c_str(),
+                    prefix.c_str());
+        return 0;
+      }};
+}
+
+}  // namespace tapir
