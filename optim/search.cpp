@@ -151,7 +151,7 @@ double Search::arch_backward(int model) {
   Batch batch;
   trainer.task().sample("arch", config_.arch_batch, member.arch_rng, batch);
   const BatchTensors t = to_tensors(batch);
-  Tensor loss = cross_entropy(trainer.model().forward(t.tokens), t.targets, t.mask);
+  Tensor loss = task_loss(trainer.model().forward(t.inputs), t.targets, t.mask);
   const double value = loss.item();
   TAPIR_CHECK(std::isfinite(value), "search: D_arch loss of model ", model, " became ", value,
               " at step ", step_ + 1);

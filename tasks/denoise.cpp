@@ -140,7 +140,7 @@ class Denoise final : public Task {
   void eval_batch(const std::string& split, int64_t begin, int64_t count,
                   Batch& out) const override {
     const double sigma = sigma_of(split);
-    check_eval_range("denoise", split, begin, count, eval_size_);
+    check_eval_range(*this, split, begin, count, eval_size_);
     out.reset_frames(count, signal_.frames(), signal_.dim());
     DenoiseSignal::Sequence seq;
     for (int64_t b = 0; b < count; ++b) {

@@ -77,7 +77,7 @@ class Sorted final : public Task {
   void eval_batch(const std::string& split, int64_t begin, int64_t count,
                   Batch& out) const override {
     const Split s = parse(split);
-    check_eval_range("sorted", split, begin, count, eval_size_);
+    check_eval_range(*this, split, begin, count, eval_size_);
     out.reset(count, length_of(s), pad_token());
     for (int64_t b = 0; b < count; ++b) {
       Rng rng = eval_example_rng(data_seed_, s, begin + b);
@@ -104,7 +104,7 @@ class Sorted final : public Task {
     const int64_t hi = s == kTestLong ? test_max_len_ : max_len_;
     const Part want = s == kTrain ? Part::train : s == kArch ? Part::arch : Part::test;
     std::vector<int32_t> x;
-    for (int64_t tries = 0; tries < kMaxDrawsPerExample; ++tries) {
+    for (int64_t tries = 0; tries < Holdout::kMaxDraws; ++tries) {
       const int64_t n = lo + rng.randint(hi - lo + 1);
       x.resize(static_cast<size_t>(n));
       for (int32_t& v : x) v = static_cast<int32_t>(rng.randint(symbols_));
@@ -124,7 +124,7 @@ class Sorted final : public Task {
          s == kTrain  ? "train"
          : s == kArch ? "arch"
                       : "test",
-         " in ", kMaxDrawsPerExample, " draws (too few sequences for test-frac and arch-frac)");
+         " in ", Holdout::kMaxDraws, " draws (too few sequences for test-frac and arch-frac)");
   }
 
   // Swaps two positions i < j of a sorted x with x_i < x_j, which leaves x
@@ -144,7 +144,7 @@ class Sorted final : public Task {
   int symbols_;
   int64_t min_len_, max_len_, test_max_len_, eval_size_;
   uint64_t data_seed_;
-  HashHoldout holdout_;
+  Holdout holdout_;
   Vocab vocab_;
 };
 

@@ -174,8 +174,8 @@ TEST_CASE("svg figures: ticks, escaping, one polyline per series") {
   CHECK(svg_escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;");
   SvgPanel p;
   p.title = "g <1>";
-  p.series.push_back({"learned", {0, 1, 2}, {0, 1, 0}, "", false});
-  p.series.push_back({"ref", {0, 2}, {0, 2}, "#888", true});
+  p.series.push_back({"learned", {0, 1, 2}, {0, 1, 0}, "", false, {}, {}});
+  p.series.push_back({"ref", {0, 2}, {0, 2}, "#888", true, {}, {}});
   const std::string svg = svg_figure("t", {p, p, p});
   CHECK(svg.rfind("<?xml", 0) == 0);
   CHECK(svg.find("</svg>") != std::string::npos);

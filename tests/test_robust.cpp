@@ -129,10 +129,10 @@ TEST_CASE("discrete noise replaces unscored, non-pad tokens at rate min(gamma, 1
 }
 
 TEST_CASE("svg plot: round ticks, escaped names, one polyline per series") {
-  const std::vector<double> ticks = nice_ticks(0, 1, 5), want = {0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  const std::vector<double> ticks = plot_ticks(0, 1, 5), want = {0, 0.2, 0.4, 0.6, 0.8, 1.0};
   REQUIRE(ticks.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) CHECK(ticks[i] == doctest::Approx(want[i]));
-  CHECK(nice_ticks(3, 47, 5) == std::vector<double>{10, 20, 30, 40});
+  CHECK(plot_ticks(3, 47, 5) == std::vector<double>{10, 20, 30, 40});
   const std::string svg = svg_line_plot(
       {"a <title>", "x", "y", true}, {{"erm & co", {0, 1, 2}, {1.0, 0.5, 0.25}, {}},
                                       {"descent", {0, 1, 2}, {0.8, 0.4, 0.1}, {0.1, 0.1, 0.05}}});

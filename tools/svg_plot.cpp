@@ -64,7 +64,7 @@ void line(std::string& out, double x1, double y1, double x2, double y2, const st
 
 }  // namespace
 
-std::vector<double> nice_ticks(double lo, double hi, int count) {
+std::vector<double> plot_ticks(double lo, double hi, int count) {
   if (!(hi > lo)) return {lo};
   const double raw = (hi - lo) / std::max(count, 1);
   const double power = std::pow(10.0, std::floor(std::log10(raw)));
@@ -114,11 +114,11 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
   text(svg, kWidth / 2, 22, "middle", spec.title, " font-size=\"14\"");
   append(svg, "<rect x=\"", coord(kLeft), "\" y=\"", coord(kTop), "\" width=\"", coord(plot_w),
          "\" height=\"", coord(plot_h), "\" fill=\"none\" stroke=\"#444\"/>\n");
-  for (double t : nice_ticks(x_lo, x_hi, 6)) {
+  for (double t : plot_ticks(x_lo, x_hi, 6)) {
     line(svg, px(t), kTop + plot_h, px(t), kTop + plot_h + 5, "#444");
     text(svg, px(t), kTop + plot_h + 18, "middle", number(t));
   }
-  for (double t : nice_ticks(y_lo, y_hi, 5)) {
+  for (double t : plot_ticks(y_lo, y_hi, 5)) {
     const double y = spec.log_y ? std::pow(10.0, t) : t;
     line(svg, kLeft - 5, py(y), kLeft + plot_w, py(y), "#ddd");
     text(svg, kLeft - 8, py(y) + 4, "end", number(y));

@@ -25,8 +25,9 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
 void write_svg_line_plot(const std::string& path, const PlotSpec& spec,
                          const std::vector<PlotSeries>& series);
 
-// Round tick values covering [lo, hi]: multiples of 1, 2 or 5 times a power of
+// Round tick values covering [lo, hi] (this plot's rule; tools/svg.h has its
+// own nice_ticks): multiples of 1, 2 or 5 times a power of
 // ten, about `count` of them.
-std::vector<double> nice_ticks(double lo, double hi, int count = 5);
+std::vector<double> plot_ticks(double lo, double hi, int count = 5);
 
 }  // namespace tapir
