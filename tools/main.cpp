@@ -9,9 +9,9 @@ int main(int argc, char** argv) {
   CLI::App app{"tapir: a from-scratch tensor engine and lab for transformers' inductive biases"};
   app.require_subcommand(1);
   std::vector<tapir::Command> commands = {
-      tapir::add_train_command(app), tapir::add_eval_command(app), tapir::add_dump_command(app),
-      tapir::add_bench_command(app), tapir::add_plot_command(app),
-      tapir::add_selfcheck_command(app)};
+      tapir::add_train_command(app), tapir::add_eval_command(app),
+      tapir::add_dump_command(app),  tapir::add_bench_command(app),
+      tapir::add_plot_command(app),  tapir::add_selfcheck_command(app)};
   CLI11_PARSE(app, argc, argv);
   try {
     for (const auto& command : commands)
