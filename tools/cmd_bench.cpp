@@ -3,7 +3,9 @@
 // every position, backward, AdamW (lr 1e-3, weight decay 0.01), on one fixed
 // random batch. Median of the timed steps after warm-up. Variants: the MLP
 // activation (gelu, relu, spline: 121 knots on [-20, 20], linear
-// extrapolation, GeLU init) and the attention (softmax, score-spline).
+// extrapolation, GeLU init) and the attention (softmax, score-spline); the
+// variants of a configuration step in turn, so that their ratios survive a
+// shared machine's changing load.
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -44,8 +46,17 @@ double peak_rss_mb() {
   return double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, const std::string& attn,
-                      int warmup, int steps) {
+// One variant of a configuration, ready to step.
+struct BenchRun {
+  std::string variant;
+  std::unique_ptr<Transformer> model;
+  std::unique_ptr<Optimizer> optimizer;
+  std::vector<double> times;
+  double gemm_seconds = 0, gemm_flops = 0;
+};
+
+std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, const std::string& mlp_act,
+                                   const std::string& attn) {
   ModelConfig mc;
   mc.vocab = bc.vocab;
   mc.context = bc.context;
@@ -54,12 +65,45 @@ BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, const s
   mc.layers = bc.layers;
   mc.mlp_act = mlp_act;
   mc.attn = attn;
-  Transformer model(mc);
-  model.init(0);
+  auto run = std::make_unique<BenchRun>();
+  run->variant = mlp_act;
+  run->variant += "+";
+  run->variant += attn;
+  run->model = std::make_unique<Transformer>(mc);
+  run->model->init(0);
   OptimizerConfig oc;
   oc.name = "adamw";
   oc.weight_decay = 0.01;
-  std::unique_ptr<Optimizer> optimizer = make_optimizer(oc, model.parameters());
+  run->optimizer = make_optimizer(oc, run->model->parameters());
+  return run;
+}
+
+// One training step, timed; recorded unless it is a warm-up step.
+void time_step(BenchRun& run, Tensor tokens, Tensor targets, bool record) {
+  kernel_profile() = {};
+  const auto start = std::chrono::steady_clock::now();
+  run.optimizer->zero_grad();
+  Tensor loss = cross_entropy(run.model->forward(tokens), targets);
+  backward(loss);
+  run.optimizer->step(1e-3);
+  reset_step();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!record) return;
+  run.times.push_back(seconds);
+  run.gemm_seconds += kernel_profile().gemm_seconds;
+  run.gemm_flops += kernel_profile().gemm_flops;
+}
+
+// Times every variant of one configuration. The variants step in turn (one
+// step of each, then the next), so a change in the machine's load affects
+// them alike and their ratios stay meaningful on a shared machine.
+std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<std::string>& acts,
+                                      const std::vector<std::string>& attns, int warmup,
+                                      int steps) {
+  std::vector<std::unique_ptr<BenchRun>> runs;
+  for (const std::string& act : acts)
+    for (const std::string& attn : attns) runs.push_back(make_run(bc, act, attn));
 
   // One fixed batch: random tokens, targets = the next token (the last
   // position's target is one more random token).
@@ -74,40 +118,26 @@ BenchResult bench_one(const BenchConfig& bc, const std::string& mlp_act, const s
       targets.view().data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t + 1)];
     }
   }
+  for (int i = 0; i < warmup + steps; ++i)
+    for (auto& run : runs) time_step(*run, tokens, targets, i >= warmup);
 
-  std::vector<double> times;
-  double gemm_seconds = 0, gemm_flops = 0;
-  for (int i = 0; i < warmup + steps; ++i) {
-    kernel_profile() = {};
-    const auto start = std::chrono::steady_clock::now();
-    optimizer->zero_grad();
-    Tensor loss = cross_entropy(model.forward(tokens), targets);
-    backward(loss);
-    optimizer->step(1e-3);
-    reset_step();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (i >= warmup) {
-      times.push_back(seconds);
-      gemm_seconds += kernel_profile().gemm_seconds;
-      gemm_flops += kernel_profile().gemm_flops;
-    }
+  std::vector<BenchResult> results;
+  for (auto& run : runs) {
+    double total = 0;
+    for (double t : run->times) total += t;
+    std::sort(run->times.begin(), run->times.end());
+    BenchResult r;
+    r.name = bc.name;
+    r.variant = run->variant;
+    r.threads = num_threads();
+    r.step_seconds = run->times[run->times.size() / 2];
+    r.tokens_per_s = double(B * T) / r.step_seconds;
+    r.peak_rss_mb = peak_rss_mb();  // of the process: the largest variant so far
+    r.gemm_share = run->gemm_seconds / total;
+    r.gemm_gflops = run->gemm_seconds > 0 ? run->gemm_flops / run->gemm_seconds / 1e9 : 0;
+    results.push_back(r);
   }
-  double total = 0;
-  for (double t : times) total += t;
-  std::sort(times.begin(), times.end());
-  BenchResult r;
-  r.name = bc.name;
-  r.variant = mlp_act;
-  r.variant += "+";
-  r.variant += attn;
-  r.threads = num_threads();
-  r.step_seconds = times[times.size() / 2];
-  r.tokens_per_s = double(B * T) / r.step_seconds;
-  r.peak_rss_mb = peak_rss_mb();
-  r.gemm_share = gemm_seconds / total;
-  r.gemm_gflops = gemm_seconds > 0 ? gemm_flops / gemm_seconds / 1e9 : 0;
-  return r;
+  return results;
 }
 
 // Square sgemm throughput at size n, through tapir's matmul op (arena
@@ -191,24 +221,23 @@ Command add_bench_command(CLI::App& app) {
             for (const BenchConfig& bc : kConfigs) {
               if (std::find(o->configs.begin(), o->configs.end(), bc.name) == o->configs.end())
                 continue;
-              for (const std::string& act : o->mlp_acts)
-                for (const std::string& attn : o->attns) {
-                  BenchResult r = bench_one(bc, act, attn, o->warmup, o->steps);
-                  if (o->json)
-                    std::printf(
-                        "{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"
-                        "\"step_ms\":%.3f,\"tokens_per_s\":%.1f,\"steps_per_s\":%.3f,"
-                        "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f}\n",
-                        r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
-                        r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb, r.gemm_share,
-                        r.gemm_gflops);
-                  else
-                    std::printf("%-6s %-20s %7d %10.2f %12.0f %9.2f %10.1f %9.1f%% %12.1f\n",
-                                r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
-                                r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb,
-                                100 * r.gemm_share, r.gemm_gflops);
-                  std::fflush(stdout);
-                }
+              for (const BenchResult& r :
+                   bench_config(bc, o->mlp_acts, o->attns, o->warmup, o->steps)) {
+                if (o->json)
+                  std::printf(
+                      "{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"
+                      "\"step_ms\":%.3f,\"tokens_per_s\":%.1f,\"steps_per_s\":%.3f,"
+                      "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f}\n",
+                      r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
+                      r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb, r.gemm_share,
+                      r.gemm_gflops);
+                else
+                  std::printf("%-6s %-20s %7d %10.2f %12.0f %9.2f %10.1f %9.1f%% %12.1f\n",
+                              r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
+                              r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb,
+                              100 * r.gemm_share, r.gemm_gflops);
+              }
+              std::fflush(stdout);
             }
             return 0;
           }};

@@ -9,6 +9,7 @@
 // passes the probabilities' gradient back through g' and into g's knots.
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -57,14 +58,13 @@ void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, 
       for (int64_t i = 0; i < T_len; ++i) {
         T* row = p.data() + i * T_len;
         for (int64_t j = 0; j <= i; ++j) row[j] -= slope * T(i - j);
-        if (gv) {
+        if (gv) {  // keep s, then row = g(s)
           T* srow = scores + pair * T_len * T_len + i * T_len;
-          for (int64_t j = 0; j <= i; ++j) {
-            srow[j] = row[j];
-            const int32_t kk = loc.interval(loc.units(row[j]));
-            row[j] = spline_value(gv, kk, loc.position(row[j], kk));
-          }
-          for (int64_t j = i + 1; j < T_len; ++j) srow[j] = 0;
+          for (int64_t j = 0; j < T_len; ++j) srow[j] = j <= i ? row[j] : T(0);
+          if (g.grid.linear)
+            spline_values_range<T, true>(loc, srow, i + 1, gv, row);
+          else
+            spline_values_range<T, false>(loc, srow, i + 1, gv, row);
         }
         T mx = -std::numeric_limits<T>::infinity();
         for (int64_t j = 0; j <= i; ++j) mx = row[j] > mx ? row[j] : mx;
@@ -83,8 +83,6 @@ void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, 
   });
 }
 
-constexpr int kCopies = 4;  // interleaved knot-sum copies (see spline.cpp)
-
 template <typename T>
 void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out, int64_t B,
                    int64_t T_len, int64_t C, int64_t H, const ScoreSpline<T>& g, T* d_qkv,
@@ -98,11 +96,18 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
   if (knot_grad) partials.resize(static_cast<size_t>(B * H * K));
   T* partial = partials.data();
   parallel_for(B * H, 1, [&](int64_t p0, int64_t p1) {
-    // Per-thread scratch for d_probs and the knot sums; grows once, then
-    // reused (no malloc in the steady state).
-    thread_local std::vector<T> scratch, copies;
+    // Per-thread scratch for d_probs, the spline's row work (d scores,
+    // positions, intervals) and the knot sums; grows once, then reused (no
+    // malloc in the steady state).
+    thread_local std::vector<T> scratch, d_s, position, copies;
+    thread_local std::vector<int32_t> index;
     scratch.resize(static_cast<size_t>(T_len * T_len));
-    if (knot_grad) copies.resize(static_cast<size_t>(kCopies * K));
+    if (g.values) {
+      d_s.resize(static_cast<size_t>(T_len));
+      position.resize(static_cast<size_t>(T_len));
+      index.resize(static_cast<size_t>(T_len));
+    }
+    if (knot_grad) copies.resize(static_cast<size_t>(kSplineCopies * K));
     for (int64_t pair = p0; pair < p1; ++pair) {
       const int64_t b = pair / H, h = pair % H;
       const int64_t offset = b * T_len * stride + h * D;
@@ -131,28 +136,23 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
         if (!gv) {
           for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot) * scale;
         } else {
+          // grow = d g(s); d s = g'(s) d g; the knots get d g.
           const T* srow = scores + pair * T_len * T_len + i * T_len;
-          for (int64_t j = 0; j <= i; ++j) {
-            const T d_g = prow[j] * (grow[j] - dot);
-            const T u = loc.units(srow[j]);
-            const int32_t kk = loc.interval(u);
-            grow[j] = d_g * loc.slope_scale(u) * (gv[kk + 1] - gv[kk]) * scale;
-            if (knot_grad) {
-              const T t = loc.position(srow[j], kk);
-              T* hist = copies.data() + (j % kCopies) * K + kk;
-              hist[0] += d_g - d_g * t;
-              hist[1] += d_g * t;
-            }
-          }
+          for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot);
+          std::fill(d_s.begin(), d_s.begin() + i + 1, T(0));
+          if (g.grid.linear)
+            spline_locate_range<T, true>(loc, srow, i + 1, gv, grow, d_s.data(), index.data(),
+                                         position.data());
+          else
+            spline_locate_range<T, false>(loc, srow, i + 1, gv, grow, d_s.data(), index.data(),
+                                          position.data());
+          if (knot_grad)
+            spline_scatter(index.data(), position.data(), grow, i + 1, K, copies.data());
+          for (int64_t j = 0; j <= i; ++j) grow[j] = d_s[j] * scale;
         }
         for (int64_t j = i + 1; j < T_len; ++j) grow[j] = 0;
       }
-      if (knot_grad)
-        for (int64_t kk = 0; kk < K; ++kk) {
-          T s = 0;
-          for (int c = 0; c < kCopies; ++c) s += copies[c * K + kk];
-          partial[pair * K + kk] = s;
-        }
+      if (knot_grad) spline_gather_copies(copies.data(), K, partial + pair * K);
       if (d_qkv) {  // null when only the spline needs a gradient
         Strided<T> dq(d_qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
         Strided<T> dk(d_qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));

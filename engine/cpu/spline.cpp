@@ -16,50 +16,36 @@
 
 namespace tapir::cpu {
 
+namespace {
+
+// One chunk of the backward: d_x for its elements, and its knot sums into
+// partial (K; null: not needed). index and position hold kSplineChunk
+// entries, copies kSplineCopies * K.
+template <typename T>
+void backward_chunk(const SplineLocator<T>& loc, const T* x, int64_t n, const T* values, int64_t K,
+                    const T* d_out, T* d_x, T* partial, int32_t* index, T* position, T* copies) {
+  if (loc.linear)
+    spline_locate_range<T, true>(loc, x, n, values, d_out, d_x, index, position);
+  else
+    spline_locate_range<T, false>(loc, x, n, values, d_out, d_x, index, position);
+  if (!partial) return;
+  for (int64_t j = 0; j < kSplineCopies * K; ++j) copies[j] = T(0);
+  spline_scatter(index, position, d_out, n, K, copies);
+  spline_gather_copies(copies, K, partial);
+}
+
+}  // namespace
+
 template <typename T>
 void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& grid, T* out) {
   const SplineLocator<T> loc(grid);
   parallel_for(n, kSplineChunk, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const int32_t k = loc.interval(loc.units(x[i]));
-      out[i] = spline_value(values, k, loc.position(x[i], k));
-    }
+    if (loc.linear)
+      spline_values_range<T, true>(loc, x + begin, end - begin, values, out + begin);
+    else
+      spline_values_range<T, false>(loc, x + begin, end - begin, values, out + begin);
   });
 }
-
-namespace {
-
-constexpr int kCopies = 4;  // interleaved histogram copies
-
-// One chunk of the backward: d_x for its elements, and its knot sums into
-// partial (K). scratch holds kSplineChunk interval indices and positions.
-template <typename T>
-void spline_backward_chunk(const SplineLocator<T>& loc, const T* x, int64_t n, const T* values,
-                           int64_t K, const T* d_out, T* d_x, T* partial, int32_t* index,
-                           T* position, T* copies) {
-  for (int64_t i = 0; i < n; ++i) {
-    const T u = loc.units(x[i]);
-    const int32_t k = loc.interval(u);
-    index[i] = k;
-    position[i] = loc.position(x[i], k);
-    if (d_x) d_x[i] += loc.slope_scale(u) * (values[k + 1] - values[k]) * d_out[i];
-  }
-  if (!partial) return;
-  for (int64_t j = 0; j < kCopies * K; ++j) copies[j] = T(0);
-  for (int64_t i = 0; i < n; ++i) {
-    T* h = copies + (i % kCopies) * K + index[i];
-    const T g = d_out[i], t = position[i];
-    h[0] += g - g * t;
-    h[1] += g * t;
-  }
-  for (int64_t k = 0; k < K; ++k) {
-    T s = T(0);
-    for (int c = 0; c < kCopies; ++c) s += copies[c * K + k];
-    partial[k] = s;
-  }
-}
-
-}  // namespace
 
 template <typename T>
 void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& grid, const T* d_out,
@@ -77,13 +63,13 @@ void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& g
     thread_local std::vector<T> position, copies;
     index.resize(kSplineChunk);
     position.resize(kSplineChunk);
-    copies.resize(static_cast<size_t>(kCopies * K));
+    copies.resize(static_cast<size_t>(kSplineCopies * K));
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t begin = c * kSplineChunk;
       const int64_t len = n - begin < kSplineChunk ? n - begin : kSplineChunk;
-      spline_backward_chunk(loc, x + begin, len, values, K, d_out + begin,
-                            d_x ? d_x + begin : nullptr, d_values ? partial + c * K : nullptr,
-                            index.data(), position.data(), copies.data());
+      backward_chunk(loc, x + begin, len, values, K, d_out + begin, d_x ? d_x + begin : nullptr,
+                     d_values ? partial + c * K : nullptr, index.data(), position.data(),
+                     copies.data());
     }
   });
   if (!d_values) return;
