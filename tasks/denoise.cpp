@@ -170,6 +170,7 @@ class Denoise final : public Task {
         one.tokens += 1;
         one.tokens_correct += losses[i] < in;
         one.loss_sum += losses[i];
+        one.loss_tokens += 1;
         output_err += losses[i];
         input_err += in;
       }
