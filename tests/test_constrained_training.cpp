@@ -165,23 +165,46 @@ TEST_CASE("a resumed constrained run restores multipliers, slacks and pending su
   }
 }
 
-TEST_CASE("constrained training ends with every descent constraint met on training data") {
-  TrainConfig c = constrained(small("sorted"));
-  c.steps = 600;
-  c.eval_every = 600;
-  c.constraint.alpha = {0.1};
-  c.constraint.dual_lr = 0.05;
-  ConstrainedTrainer t(c, "");
-  double largest = 0;
-  TrainEvents events;
-  events.on_step = [&](const StepStats&, double) {
-    for (double v : t.multipliers()) largest = std::max(largest, v);
-  };
-  t.run(events);
+namespace {
+
+// The per-layer training losses f_0..f_L of a trainer, on 256 fixed examples
+// of the training distribution.
+std::vector<double> train_layer_losses(Trainer& t) {
   std::vector<double> f;
   for (const EvalTally& tally : evaluate_layers(t, "train")) f.push_back(tally.all.loss());
-  const std::vector<double> s = descent_constraints(f, c.constraint);
-  INFO("train losses per layer " << f[0] << " " << f[1] << " " << f[2] << " " << f[3]);
-  for (double v : s) CHECK(v <= 0.01);  // the tolerance: 0.01 nats
-  CHECK(largest > 0);                   // the constraints were active at some point
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("constrained training ends with every descent constraint met on training data") {
+  // alpha = 0.25 asks each layer to cut the loss by a quarter; plain training
+  // of this model does not (its first block gains less), so the test can fail.
+  TrainConfig c = small("sorted");
+  c.steps = 600;
+  c.eval_every = 600;
+  Trainer plain(c, "");
+  plain.run();
+  c = constrained(c);
+  c.constraint.alpha = {0.25};
+  c.constraint.dual_lr = 0.05;
+  double worst = -1;
+  for (double v : descent_constraints(train_layer_losses(plain), c.constraint))
+    worst = std::max(worst, v);
+  CHECK(worst > 0.01);
+  for (const bool detach : {false, true}) {
+    CAPTURE(detach);
+    c.constraint.detach_previous = detach;
+    ConstrainedTrainer t(c, "");
+    double largest = 0;
+    TrainEvents events;
+    events.on_step = [&](const StepStats&, double) {
+      for (double v : t.multipliers()) largest = std::max(largest, v);
+    };
+    t.run(events);
+    const std::vector<double> f = train_layer_losses(t);
+    INFO("train losses per layer " << f[0] << " " << f[1] << " " << f[2] << " " << f[3]);
+    for (double v : descent_constraints(f, c.constraint)) CHECK(v <= 0.01);  // tolerance 0.01 nats
+    CHECK(largest > 0);  // the constraints were active at some point
+  }
 }
