@@ -23,9 +23,8 @@ void load_parameters(const SafeTensorsFile& file, const std::vector<Parameter*>&
     TAPIR_CHECK(view, label, ": parameter '", p->name, "' ", p->tensor().shape().str(),
                 " is missing from the file");
     const Shape file_shape(view->shape);
-    TAPIR_CHECK(file_shape == p->tensor().shape(), label, ": parameter '", p->name,
-                "' has shape ", file_shape.str(), " in the file but ", p->tensor().shape().str(),
-                " in the model");
+    TAPIR_CHECK(file_shape == p->tensor().shape(), label, ": parameter '", p->name, "' has shape ",
+                file_shape.str(), " in the file but ", p->tensor().shape().str(), " in the model");
     TAPIR_CHECK(view->dtype == DType::f32, label, ": parameter '", p->name, "' is ",
                 dtype_name(view->dtype), ", expected F32");
     std::memcpy(p->tensor().raw(), view->data, view->nbytes);

@@ -29,9 +29,13 @@ Embedding::Embedding(int64_t num, int64_t dim) {
   weight_ = &add_parameter("weight", Shape{num, dim}, /*decay=*/false);
 }
 
-Tensor Embedding::forward(Tensor ids) { return embedding(weight_->tensor(), ids); }
+Tensor Embedding::forward(Tensor ids) {
+  return embedding(weight_->tensor(), ids);
+}
 
-void Embedding::init(Rng& rng, double std) { init_normal(*weight_, rng, std); }
+void Embedding::init(Rng& rng, double std) {
+  init_normal(*weight_, rng, std);
+}
 
 LayerNorm::LayerNorm(int64_t dim, double eps) : eps_(eps) {
   weight_ = &add_parameter("weight", Shape{dim}, /*decay=*/false);
@@ -43,7 +47,11 @@ Tensor LayerNorm::forward(Tensor x) {
   return layernorm(x, weight_->tensor(), bias_->tensor(), eps_);
 }
 
-Tensor Gelu::forward(Tensor x) { return gelu(x); }
-Tensor Relu::forward(Tensor x) { return relu(x); }
+Tensor Gelu::forward(Tensor x) {
+  return gelu(x);
+}
+Tensor Relu::forward(Tensor x) {
+  return relu(x);
+}
 
 }  // namespace tapir

@@ -10,7 +10,7 @@ namespace tapir {
 class Linear : public Module {
  public:
   Linear(int64_t in, int64_t out, bool bias = true);
-  Tensor forward(Tensor x);  // (..., in) -> (..., out)
+  Tensor forward(Tensor x);         // (..., in) -> (..., out)
   void init(Rng& rng, double std);  // W ~ N(0, std^2), b = 0
   Parameter& weight() { return *weight_; }
   Parameter* bias() { return bias_; }

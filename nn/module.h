@@ -14,10 +14,10 @@
 namespace tapir {
 
 struct Parameter {
-  std::string name;    // full dotted name, set when collected through parameters()
-  HeapTensor value;    // values and gradient buffer
-  bool decay = true;   // receives weight decay (false for biases, norms, embeddings)
-  bool frozen = false; // excluded from training (no gradient is kept)
+  std::string name;     // full dotted name, set when collected through parameters()
+  HeapTensor value;     // values and gradient buffer
+  bool decay = true;    // receives weight decay (false for biases, norms, embeddings)
+  bool frozen = false;  // excluded from training (no gradient is kept)
 
   Tensor tensor() const { return value.view(); }
   // A frozen parameter keeps its values but records no gradient.

@@ -30,11 +30,11 @@
 namespace tapir {
 
 struct SearchConfig {
-  TrainConfig base;         // task, model (with learned functions), weight optimizer, ...
-                            // base.steps = one model's lifetime N
-  int models = 8;           // M
-  int64_t steps = 0;        // total steps of the search (0: base.steps)
-  bool stagger = false;     // staggered starts and re-initialisation
+  TrainConfig base;      // task, model (with learned functions), weight optimizer, ...
+                         // base.steps = one model's lifetime N
+  int models = 8;        // M
+  int64_t steps = 0;     // total steps of the search (0: base.steps)
+  bool stagger = false;  // staggered starts and re-initialisation
   OptimizerConfig arch_optimizer = default_arch_optimizer();
   double arch_lr = 0.1;
   bool arch_grad_mean = false;  // average over active models instead of summing

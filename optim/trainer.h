@@ -111,8 +111,8 @@ std::unique_ptr<Trainer> make_trainer(const TrainConfig& config, std::string out
 
 // Per-position cross-entropy of logits (B*T, V) against targets, written to
 // losses (B*T); positions with mask 0 get 0. Used by evaluation and `dump`.
-void position_losses(const float* logits, const int32_t* targets, const float* mask,
-                     int64_t rows, int64_t V, float* losses);
+void position_losses(const float* logits, const int32_t* targets, const float* mask, int64_t rows,
+                     int64_t V, float* losses);
 // The per-position losses (B*T) of a batch given the model's outputs: the
 // cross-entropy for a token task, the mean squared error over the n values
 // for a regression task; 0 where the mask is 0.

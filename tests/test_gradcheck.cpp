@@ -153,9 +153,11 @@ std::vector<Case> cases() {
                    {U(ba), U(b)},
                    [ta, tb](V x) { return matmul(x[0], x[1], ta, tb); }});
     }
-  c.push_back({"linear", "bias", {U({2, 3, 4}), U({5, 4}), U({5})},
-               [](V x) { return linear(x[0], x[1], x[2]); }});
-  c.push_back({"linear", "no bias", {U({3, 4}), U({2, 4})}, [](V x) { return linear(x[0], x[1]); }});
+  c.push_back({"linear", "bias", {U({2, 3, 4}), U({5, 4}), U({5})}, [](V x) {
+                 return linear(x[0], x[1], x[2]);
+               }});
+  c.push_back(
+      {"linear", "no bias", {U({3, 4}), U({2, 4})}, [](V x) { return linear(x[0], x[1]); }});
   c.push_back({"matmul", "4-D batch", {U({2, 2, 3, 4}), U({2, 2, 4, 3})}, [](V x) {
                  return matmul(x[0], x[1]);
                }});

@@ -47,7 +47,8 @@ TEST_CASE("gelu is the exact erf form") {
   Tensor y = gelu(x);
   for (int i = 0; i < 3; ++i) {
     const double v = x.item(i);
-    CHECK(y.item(i) == doctest::Approx(0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))).epsilon(1e-15));
+    CHECK(y.item(i) ==
+          doctest::Approx(0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))).epsilon(1e-15));
   }
   CHECK(y.item(0) == doctest::Approx(-0.15865525393145707).epsilon(1e-12));
   reset_step();

@@ -74,8 +74,9 @@ TEST_CASE("Stage I routes D_arch gradients only to the splines and D_wts only to
   for (Parameter* p : shared) nonzero = nonzero || !all_zero_grad(p);
   CHECK(nonzero);
 
-  const std::vector<float> shared_grad = std::vector<float>(
-      shared[0]->tensor().grad<float>(), shared[0]->tensor().grad<float>() + shared[0]->tensor().numel());
+  const std::vector<float> shared_grad =
+      std::vector<float>(shared[0]->tensor().grad<float>(),
+                         shared[0]->tensor().grad<float>() + shared[0]->tensor().numel());
   const std::vector<float> spline_before = values_of(shared[0]);
   search.weights_step(0);
   // The D_wts step moved the weights, not the splines, and added nothing to

@@ -41,7 +41,7 @@ TEST_CASE("modadd: answers, disjoint splits that cover every pair, determinism")
     total += n;
   }
   CHECK(total == p * p);
-  CHECK(static_cast<int64_t>(seen.size()) == p * p);  // disjoint and covering
+  CHECK(static_cast<int64_t>(seen.size()) == p * p);                 // disjoint and covering
   CHECK(task->eval_size("train") + task->eval_size("arch") == 101);  // 0.6 * 169, rounded
   CHECK(task->eval_size("arch") == 25);
 
@@ -60,7 +60,8 @@ TEST_CASE("modadd: answers, disjoint splits that cover every pair, determinism")
     check_example(s1, b, vocab, p);
     CHECK(train_pairs.count({s1.tokens[s1.at(b, 0)], s1.tokens[s1.at(b, 2)]}) == 1);
   }
-  auto other = make_task("modadd", TaskOptions(std::map<std::string, std::string>{{"p", "13"}, {"data-seed", "1"}}));
+  auto other = make_task(
+      "modadd", TaskOptions(std::map<std::string, std::string>{{"p", "13"}, {"data-seed", "1"}}));
   Batch o;
   other->eval_batch("test", 0, 10, o);
   Batch mine;
@@ -69,12 +70,15 @@ TEST_CASE("modadd: answers, disjoint splits that cover every pair, determinism")
 }
 
 TEST_CASE("modadd: bad options are refused by name") {
-  CHECK_THROWS_WITH_AS(make_task("modadd", TaskOptions(std::map<std::string, std::string>{{"p", "1"}})),
-                       doctest::Contains("option p = 1 is outside the allowed range"), Error);
-  CHECK_THROWS_WITH_AS(make_task("modadd", TaskOptions(std::map<std::string, std::string>{{"q", "5"}})),
-                       doctest::Contains("has no option 'q'"), Error);
-  CHECK_THROWS_WITH_AS(make_task("modadd", TaskOptions(std::map<std::string, std::string>{{"train-frac", "1"}})),
-                       doctest::Contains("empty train or test split"), Error);
+  CHECK_THROWS_WITH_AS(
+      make_task("modadd", TaskOptions(std::map<std::string, std::string>{{"p", "1"}})),
+      doctest::Contains("option p = 1 is outside the allowed range"), Error);
+  CHECK_THROWS_WITH_AS(
+      make_task("modadd", TaskOptions(std::map<std::string, std::string>{{"q", "5"}})),
+      doctest::Contains("has no option 'q'"), Error);
+  CHECK_THROWS_WITH_AS(
+      make_task("modadd", TaskOptions(std::map<std::string, std::string>{{"train-frac", "1"}})),
+      doctest::Contains("empty train or test split"), Error);
   CHECK_THROWS_WITH_AS(make_task("nosuchtask", TaskOptions()),
                        doctest::Contains("unknown task 'nosuchtask'"), Error);
 }

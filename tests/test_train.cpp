@@ -39,7 +39,8 @@ TrainConfig small_modadd() {
 
 std::string temp_dir(const std::string& name) {
   // The process id keeps concurrent runs of the suite apart.
-  fs::path p = fs::temp_directory_path() / ("tapir_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::path p =
+      fs::temp_directory_path() / ("tapir_test_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(p);
   return p.string();
 }
@@ -52,8 +53,8 @@ std::vector<std::string> metric_values(const std::string& dir) {
   while (std::getline(in, line)) {
     Json j = parse_json(line);
     std::ostringstream s;
-    s << j.at("step").as_int() << " " << j.at("split").as_string() << " "
-      << to_json(j.at("loss")) << " " << to_json(j.at("accuracy"));
+    s << j.at("step").as_int() << " " << j.at("split").as_string() << " " << to_json(j.at("loss"))
+      << " " << to_json(j.at("accuracy"));
     out.push_back(s.str());
   }
   return out;
@@ -158,7 +159,8 @@ TEST_CASE("a diverging run stops with the step and keeps the last good checkpoin
   const std::string saved = read_file(dir + "/checkpoint.safetensors");
   auto resumed = Trainer::resume(dir, 300);
   // Poison one weight: the next forward produces NaN logits.
-  resumed->model().parameters()[0]->tensor().data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+  resumed->model().parameters()[0]->tensor().data<float>()[0] =
+      std::numeric_limits<float>::quiet_NaN();
   CHECK_THROWS_WITH_AS(resumed->run(), doctest::Contains("loss became nan at step 101"), Error);
   CHECK(read_file(dir + "/checkpoint.safetensors") == saved);
   fs::remove_all(dir);

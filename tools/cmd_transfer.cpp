@@ -47,20 +47,20 @@ Command add_transfer_command(CLI::App& app) {
   cmd->add_option("--out", t.out_dir, "Folder for searches, cells and the matrix")->required();
   cmd->add_flag("--quiet", o->quiet, "Print only the matrix");
   return {cmd, [o, cmd]() {
-            TransferOptions t = o->transfer;
-            t.base = finish_train_options(*cmd, o->train);
+            TransferOptions run = o->transfer;
+            run.base = finish_train_options(*cmd, o->train);
             std::stringstream in(o->tasks);
             std::string task;
             while (std::getline(in, task, ','))
-              if (!task.empty()) t.tasks.push_back(task);
-            t.quiet = o->quiet;
-            const TransferResult r = run_transfer(t);
+              if (!task.empty()) run.tasks.push_back(task);
+            run.quiet = o->quiet;
+            const TransferResult r = run_transfer(run);
             const std::string table = transfer_markdown(r);
-            write_file_atomic(t.out_dir + "/transfer.md", table);
-            write_file_atomic(t.out_dir + "/transfer.json", transfer_json(r));
-            write_file_atomic(t.out_dir + "/transfer.svg", transfer_svg(r));
+            write_file_atomic(run.out_dir + "/transfer.md", table);
+            write_file_atomic(run.out_dir + "/transfer.json", transfer_json(r));
+            write_file_atomic(run.out_dir + "/transfer.svg", transfer_svg(r));
             std::printf("\n%s\nwrote %s/transfer.md, transfer.json and transfer.svg\n",
-                        table.c_str(), t.out_dir.c_str());
+                        table.c_str(), run.out_dir.c_str());
             return 0;
           }};
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 #include "engine/json.h"
 #include "optim/search.h"
@@ -25,8 +26,17 @@ TrainConfig for_task(const TrainConfig& base, const std::string& task) {
   return c;
 }
 
+// Concatenation through a stream: GCC 12 warns (-Wrestrict) on chained
+// std::string operator+ with literals.
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
+
 std::string search_folder(const TransferOptions& o, const std::string& task) {
-  return (fs::path(o.out_dir) / ("search-" + task)).string();
+  return (fs::path(o.out_dir) / cat("search-", task)).string();
 }
 
 // Runs the Stage I search of a task unless its architecture file exists.
@@ -82,8 +92,8 @@ TransferResult run_transfer(const TransferOptions& o) {
     c.model.mlp_act = "gelu";
     c.model.attn = "softmax";
     r.baselines.push_back(
-        run_variant(c, Variant{"baseline/" + task, {}}, o.seeds, o.threshold,
-                    (fs::path(o.out_dir) / "cells" / ("baseline-" + task)).string(), o.quiet));
+        run_variant(c, Variant{cat("baseline/", task), {}}, o.seeds, o.threshold,
+                    (fs::path(o.out_dir) / "cells" / cat("baseline-", task)).string(), o.quiet));
   }
   for (size_t row = 0; row < o.tasks.size(); ++row) {
     r.cells.emplace_back();
@@ -91,7 +101,7 @@ TransferResult run_transfer(const TransferOptions& o) {
     for (size_t col = 0; col < o.tasks.size(); ++col) {
       TrainConfig c = for_task(o.base, o.tasks[col]);
       c.arch_file = archs[row];
-      const std::string name = o.tasks[row] + "->" + o.tasks[col];
+      const std::string name = cat(o.tasks[row], "->", o.tasks[col]);
       const std::string dir =
           (fs::path(o.out_dir) / "cells" / ("arch-" + o.tasks[row] + "-on-" + o.tasks[col]))
               .string();

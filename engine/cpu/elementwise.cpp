@@ -78,20 +78,28 @@ void binary_backward_serial(BinaryOp op, const T* a, int64_t n_a, const T* b, in
     // so every loop vectorises.
     switch (op) {
       case BinaryOp::add:
-        if (ga) for (int64_t i = 0; i < inner; ++i) ga[i] += g[i];
-        if (gb) for (int64_t i = 0; i < inner; ++i) gb[i] += g[i];
+        if (ga)
+          for (int64_t i = 0; i < inner; ++i) ga[i] += g[i];
+        if (gb)
+          for (int64_t i = 0; i < inner; ++i) gb[i] += g[i];
         break;
       case BinaryOp::sub:
-        if (ga) for (int64_t i = 0; i < inner; ++i) ga[i] += g[i];
-        if (gb) for (int64_t i = 0; i < inner; ++i) gb[i] -= g[i];
+        if (ga)
+          for (int64_t i = 0; i < inner; ++i) ga[i] += g[i];
+        if (gb)
+          for (int64_t i = 0; i < inner; ++i) gb[i] -= g[i];
         break;
       case BinaryOp::mul:
-        if (ga) for (int64_t i = 0; i < inner; ++i) ga[i] += g[i] * pb[i];
-        if (gb) for (int64_t i = 0; i < inner; ++i) gb[i] += g[i] * pa[i];
+        if (ga)
+          for (int64_t i = 0; i < inner; ++i) ga[i] += g[i] * pb[i];
+        if (gb)
+          for (int64_t i = 0; i < inner; ++i) gb[i] += g[i] * pa[i];
         break;
       case BinaryOp::div:
-        if (ga) for (int64_t i = 0; i < inner; ++i) ga[i] += g[i] / pb[i];
-        if (gb) for (int64_t i = 0; i < inner; ++i) gb[i] -= g[i] * pa[i] / (pb[i] * pb[i]);
+        if (ga)
+          for (int64_t i = 0; i < inner; ++i) ga[i] += g[i] / pb[i];
+        if (gb)
+          for (int64_t i = 0; i < inner; ++i) gb[i] -= g[i] * pa[i] / (pb[i] * pb[i]);
         break;
     }
   }

@@ -21,8 +21,7 @@ namespace {
 class GemmTimer {
  public:
   GemmTimer(int64_t M, int64_t N, int64_t K)
-      : flops_(2.0 * double(M) * double(N) * double(K)),
-        start_(std::chrono::steady_clock::now()) {}
+      : flops_(2.0 * double(M) * double(N) * double(K)), start_(std::chrono::steady_clock::now()) {}
   ~GemmTimer() {
     KernelProfile& p = kernel_profile();
     p.gemm_seconds +=
@@ -36,10 +35,16 @@ class GemmTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-CBLAS_TRANSPOSE flag(bool t) { return t ? CblasTrans : CblasNoTrans; }
-int as_int(int64_t n) { return static_cast<int>(n); }
+CBLAS_TRANSPOSE flag(bool t) {
+  return t ? CblasTrans : CblasNoTrans;
+}
+int as_int(int64_t n) {
+  return static_cast<int>(n);
+}
 // BLAS requires leading dimensions of at least 1, even for empty operands.
-int ld(int64_t n) { return static_cast<int>(n > 1 ? n : 1); }
+int ld(int64_t n) {
+  return static_cast<int>(n > 1 ? n : 1);
+}
 
 }  // namespace
 
