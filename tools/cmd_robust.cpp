@@ -45,6 +45,8 @@ Command add_robust_command(CLI::App& app) {
             auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts));
             trainer->set_eval_limit(o->limit);
             const std::string metric = task_metric_name(trainer->task());
+            for (const std::string& name : o->noise)  // refuse a bad kind before any output
+              make_perturbation(parse_noise_kind(name), 0.0, trainer->model(), trainer->task(), 0);
             if (!o->json)
               std::printf(
                   "%s\n%s, %lld noise seeds per gamma; noise scale %.4g (%s)\n",

@@ -68,8 +68,17 @@ Json stats_json(const std::vector<double>& values) {
   return j;
 }
 
+// The constrained arm minus ERM, seed by seed (the runs of one seed share the
+// initialisation and the data order).
+std::vector<double> paired_difference(const PerArm& v) {
+  std::vector<double> d;
+  for (size_t i = 0; i < v[0].size() && i < v[1].size(); ++i) d.push_back(v[1][i] - v[0][i]);
+  return d;
+}
+
 void print_row(const std::string& label, const PerArm& v) {
-  std::printf("%10s  %22s  %22s\n", label.c_str(), cell(v[0]).c_str(), cell(v[1]).c_str());
+  std::printf("%10s  %22s  %22s  %22s\n", label.c_str(), cell(v[0]).c_str(), cell(v[1]).c_str(),
+              cell(paired_difference(v)).c_str());
 }
 
 PlotSeries arm_series(const std::string& arm, const std::vector<double>& xs,
@@ -123,6 +132,11 @@ Command add_robust_compare_command(CLI::App& app) {
             "--arm-name must be a plain name other than erm, got '", o->arm, "'");
         const std::string arms[2] = {"erm", o->arm};
         const std::vector<double> gammas = parse_double_list(o->gamma, "--gamma");
+        const bool frames = make_task(base.task, base.task_options)->is_regression();
+        for (const std::string& name : o->noise)  // refuse a bad kind before training
+          TAPIR_CHECK(!(parse_noise_kind(name) == NoiseKind::discrete && frames),
+                      "discrete noise replaces tokens; task ", base.task,
+                      " reads real-valued frames (use --noise gaussian,uniform)");
         fs::create_directories(o->out);
         std::vector<std::string> dirs[2];
         for (int64_t k = 0; k < o->seeds; ++k) {
@@ -141,7 +155,7 @@ Command add_robust_compare_command(CLI::App& app) {
         set_num_threads(base.threads);
 
         std::vector<PerArm> layer_loss(static_cast<size_t>(base.model.layers) + 1);
-        int monotone[2] = {0, 0};
+        int monotone[2] = {0, 0}, decreasing[2] = {0, 0};  // runs; layers with f_l < f_{l-1}
         std::vector<std::string> splits;
         std::vector<PerArm> split_metric;
         std::vector<std::vector<PerArm>> noise_metric(o->noise.size(),
@@ -155,6 +169,7 @@ Command add_robust_compare_command(CLI::App& app) {
             const LayerProfile p = layer_profile(*t, o->split);
             for (size_t l = 0; l < p.loss.size(); ++l) layer_loss[l][a].push_back(p.loss[l]);
             monotone[a] += is_monotone(p.loss);
+            for (size_t l = 1; l < p.loss.size(); ++l) decreasing[a] += p.loss[l] < p.loss[l - 1];
             splits = t->task().eval_splits();
             split_metric.resize(splits.size());
             for (size_t i = 0; i < splits.size(); ++i)
@@ -173,8 +188,9 @@ Command add_robust_compare_command(CLI::App& app) {
         summary.set("split", o->split);
         summary.set("seeds", o->seeds);
         summary.set("metric", metric);
-        std::printf("\n%lld seeds; mean +- std over seeds\n%10s  %22s  %22s\n",
-                    static_cast<long long>(o->seeds), "", arms[0].c_str(), arms[1].c_str());
+        std::printf("\n%lld seeds; mean +- std over seeds\n%10s  %22s  %22s  %22s\n",
+                    static_cast<long long>(o->seeds), "", arms[0].c_str(), arms[1].c_str(),
+                    (arms[1] + " - erm").c_str());
         std::printf("per-layer %s loss (layer 0 = embeddings)\n", o->split.c_str());
         Json layers = Json::array();
         std::vector<double> xs;
@@ -182,14 +198,20 @@ Command add_robust_compare_command(CLI::App& app) {
           print_row("layer " + std::to_string(l), layer_loss[l]);
           Json j = Json::object();
           for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(layer_loss[l][a]));
+          j.set("difference", stats_json(paired_difference(layer_loss[l])));
           layers.push_back(j);
           xs.push_back(double(l));
         }
-        std::printf("monotone runs: %s %d/%lld, %s %d/%lld\n", arms[0].c_str(), monotone[0],
-                    static_cast<long long>(o->seeds), arms[1].c_str(), monotone[1],
-                    static_cast<long long>(o->seeds));
-        summary.set("layer_loss", layers);
+        const long long layer_count = static_cast<long long>(o->seeds * base.model.layers);
+        std::printf(
+            "monotone runs: %s %d/%lld, %s %d/%lld; layers with f_l < f_{l-1}: %s %d/%lld, "
+            "%s %d/%lld\n",
+            arms[0].c_str(), monotone[0], static_cast<long long>(o->seeds), arms[1].c_str(),
+            monotone[1], static_cast<long long>(o->seeds), arms[0].c_str(), decreasing[0],
+            layer_count, arms[1].c_str(), decreasing[1], layer_count);
         summary.set("monotone", Json::object().set(arms[0], monotone[0]).set(arms[1], monotone[1]));
+        summary.set("decreasing_layers",
+                    Json::object().set(arms[0], decreasing[0]).set(arms[1], decreasing[1]));
         std::string prefix = o->out + "/compare_";
         prefix += o->arm;
         write_svg_line_plot(
@@ -202,6 +224,7 @@ Command add_robust_compare_command(CLI::App& app) {
           print_row(splits[i], split_metric[i]);
           Json j = Json::object();
           for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(split_metric[i][a]));
+          j.set("difference", stats_json(paired_difference(split_metric[i])));
           by_split.set(splits[i], j);
         }
         summary.set("splits", by_split);
@@ -218,6 +241,7 @@ Command add_robust_compare_command(CLI::App& app) {
             Json j = Json::object();
             j.set("gamma", gammas[g]);
             for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(noise_metric[n][g][a]));
+            j.set("difference", stats_json(paired_difference(noise_metric[n][g])));
             rows.push_back(j);
           }
           by_noise.set(o->noise[n], rows);
