@@ -1,0 +1,39 @@
+// The CUDA runtime as tapir uses it: whether a GPU is there, device memory
+// from a caching allocator, copies, one stream and one cuBLAS handle.
+//
+// Everything here is declared in every build. Without CUDA (TAPIR_HAS_CUDA
+// undefined) cuda_available() is false and every other function fails with
+// "tapir was built without CUDA", so callers need no #if.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace tapir::cuda {
+
+// True when tapir was built with CUDA and a device can be used. Never throws.
+bool cuda_available();
+// One line for logs: "NVIDIA H200, sm_90, 139 GiB" or why CUDA is unusable.
+std::string device_description();
+
+// Device memory from a caching allocator: freed blocks go back to a pool keyed
+// by rounded size and are reused, so a training loop calls cudaMalloc only
+// while its high-water mark grows. Alignment is at least 256 bytes.
+void* device_alloc(size_t bytes);
+void device_free(void* p);
+// Returns every cached block to the driver (tests, shutdown).
+void release_cached_memory();
+size_t bytes_allocated();  // currently handed out
+size_t bytes_reserved();   // handed out + cached
+
+// Copies on tapir's stream; those touching host memory wait for completion so
+// that the host buffer may be reused at once.
+void copy_to_device(void* dst_device, const void* src_host, size_t bytes);
+void copy_to_host(void* dst_host, const void* src_device, size_t bytes);
+void copy_device(void* dst_device, const void* src_device, size_t bytes);
+void memset_device(void* dst_device, int value, size_t bytes);
+
+// Waits for all work on tapir's stream; fails with the CUDA error of any
+// kernel that failed since the last check.
+void synchronize();
+
+}  // namespace tapir::cuda
