@@ -177,21 +177,19 @@ std::vector<double> train_layer_losses(Trainer& t) {
 
 }  // namespace
 
-// Skipped: its settings were tuned on the data streams of the tasks before
-// the split helpers were unified; on the current streams plain training
-// already nearly meets the constraints (worst 0.006) and the constrained run
-// ends 0.03 above one. It needs re-tuning, not a looser bound.
-TEST_CASE("constrained training ends with every descent constraint met on training data" *
-          doctest::skip()) {
-  // alpha = 0.25 asks each layer to cut the loss by a quarter; plain training
-  // of this model does not (its first block gains less), so the test can fail.
+TEST_CASE("constrained training ends with every descent constraint met on training data") {
+  // alpha = 0.5 asks each layer to halve the loss of the one before. Plain
+  // training of this model does not: its first block barely gains (about 1.19
+  // nats after 1.60), so the check on the plain run can fail. Both primal
+  // forms (differentiating through f_{l-1} or holding it constant) must end
+  // within 0.01 nats of every constraint.
   TrainConfig c = small("sorted");
-  c.steps = 600;
-  c.eval_every = 600;
+  c.steps = 1500;
+  c.eval_every = 1500;
   Trainer plain(c, "");
   plain.run();
   c = constrained(c);
-  c.constraint.alpha = {0.25};
+  c.constraint.alpha = {0.5};
   c.constraint.dual_lr = 0.05;
   double worst = -1;
   for (double v : descent_constraints(train_layer_losses(plain), c.constraint))
