@@ -7,6 +7,7 @@
 
 #include "autograd/ops.h"
 #include "engine/file_io.h"
+#include "engine/threads.h"
 
 namespace tapir {
 
@@ -241,6 +242,9 @@ Architecture Search::architecture() {
 }
 
 void Search::run(const Events& events) {
+  // Every model's kernels and BLAS calls run on the configured thread count
+  // (a fresh process would otherwise give OpenBLAS its own default).
+  set_num_threads(config_.base.threads);
   while (step_ < config_.steps) {
     step();
     int active_models = 0;

@@ -1,0 +1,120 @@
+// tapir transfer (tools/transfer.h): a run killed part way continues where it
+// stopped and ends with the same matrix as a run that was never interrupted,
+// without retraining the cells that had finished.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "engine/file_io.h"
+#include "tools/transfer.h"
+
+using namespace tapir;
+namespace fs = std::filesystem;
+
+namespace {
+
+TransferOptions tiny_transfer(const std::string& out) {
+  TransferOptions o;
+  o.base.model.width = 16;
+  o.base.model.heads = 2;
+  o.base.model.layers = 1;
+  o.base.model.mlp_act = "spline";
+  o.base.model.mlp_spline.knots = 9;
+  o.base.steps = 40;
+  o.base.batch = 16;
+  o.base.eval_every = 10;
+  o.base.eval_limit = 64;
+  o.tasks = {"copy", "dyck"};
+  o.search_steps = 20;
+  o.models = 2;
+  o.seeds = 2;
+  o.threshold = 0.5;
+  o.out_dir = out;
+  o.quiet = true;
+  return o;
+}
+
+std::string temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() /
+               ("tapir_test_transfer_" + std::to_string(getpid()) + "_" + name);
+  fs::remove_all(p);
+  return p.string();
+}
+
+// The per-cell results that must not depend on interruptions (seconds do).
+void check_same(const VariantResult& a, const VariantResult& b) {
+  CAPTURE(a.variant.name);
+  REQUIRE(a.runs.size() == b.runs.size());
+  for (size_t s = 0; s < a.runs.size(); ++s) {
+    CHECK(a.runs[s].steps_to == b.runs[s].steps_to);
+    CHECK(a.runs[s].final_accuracy == b.runs[s].final_accuracy);
+    CHECK(a.runs[s].best_loss == b.runs[s].best_loss);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a killed transfer run resumes and ends with the uninterrupted run's matrix") {
+  const std::string ref_dir = temp_dir("reference");
+  const std::string dir = temp_dir("killed");
+
+  // Killed: a child process runs the transfer and is sent SIGKILL once the
+  // first cell of the matrix has written a checkpoint, i.e. mid-training.
+  // Forked before this process runs any kernel, so no thread pool is copied.
+  const fs::path in_progress = fs::path(dir) / "cells" / "arch-copy-on-copy" / "seed-0";
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      run_transfer(tiny_transfer(dir));
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(0);
+  }
+  bool killed = false;
+  for (int i = 0; i < 6000 && !killed; ++i) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) break;  // finished first: see below
+    if (fs::exists(in_progress / "resume.safetensors")) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      killed = true;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  REQUIRE_MESSAGE(killed, "the transfer finished or stalled before it could be killed");
+  // What the kill left: finished searches and baselines, an unfinished matrix.
+  CHECK(fs::exists(fs::path(dir) / "search-dyck" / "arch.safetensors"));
+  const fs::path done = fs::path(dir) / "cells" / "baseline-copy" / "seed-0" / "finished";
+  REQUIRE(fs::exists(done));
+  const std::string done_before = read_file(done.string());
+  const auto done_time = fs::last_write_time(done);
+  CHECK_FALSE(fs::exists(fs::path(dir) / "cells" / "arch-dyck-on-dyck" / "seed-1" / "finished"));
+
+  const TransferResult resumed = run_transfer(tiny_transfer(dir));
+  const TransferResult reference = run_transfer(tiny_transfer(ref_dir));
+
+  // Finished cells were reused, not retrained.
+  CHECK(fs::last_write_time(done) == done_time);
+  CHECK(read_file(done.string()) == done_before);
+  // The same numbers as the uninterrupted run, cell by cell.
+  REQUIRE(resumed.relative.size() == 2);
+  for (size_t col = 0; col < 2; ++col) check_same(resumed.baselines[col], reference.baselines[col]);
+  for (size_t row = 0; row < 2; ++row)
+    for (size_t col = 0; col < 2; ++col) {
+      check_same(resumed.cells[row][col], reference.cells[row][col]);
+      const double a = resumed.relative[row][col], b = reference.relative[row][col];
+      CHECK(((std::isnan(a) && std::isnan(b)) || a == b));
+    }
+  CHECK(transfer_markdown(resumed) == transfer_markdown(reference));
+  fs::remove_all(dir);
+  fs::remove_all(ref_dir);
+}
