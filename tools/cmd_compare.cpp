@@ -4,8 +4,12 @@
 #include <filesystem>
 
 #include "engine/file_io.h"
+#include "engine/json.h"
+#include "optim/layer_eval.h"
+#include "tasks/task.h"
 #include "tools/commands.h"
 #include "tools/compare.h"
+#include "tools/compare_probe.h"
 #include "tools/train_options.h"
 
 namespace tapir {
@@ -20,6 +24,8 @@ Command add_compare_command(CLI::App& app) {
     int seeds = 5;
     double threshold = 0.99;
     bool quiet = false;
+    ProbeOptions probe;
+    std::string gamma = "0,0.25,0.5,1,1.5,2";
   };
   auto o = std::make_shared<Options>();
   add_train_options(*cmd, o->train);
@@ -34,6 +40,25 @@ Command add_compare_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for the runs and the comparison")->required();
   cmd->add_flag("--quiet", o->quiet, "Print only the table");
+  auto* probes = "Probes of every run (docs/constraints.md)";
+  cmd->add_flag("--layer-profile", o->probe.layers, "Per-layer loss profile of every run")
+      ->group(probes);
+  cmd->add_option("--robust", o->probe.noise,
+                  "Metric under input noise for every run: gaussian,uniform,discrete")
+      ->delimiter(',')
+      ->group(probes);
+  cmd->add_option("--gamma", o->gamma, "Noise strengths for --robust")
+      ->capture_default_str()
+      ->group(probes);
+  cmd->add_option("--repeats", o->probe.repeats, "Noise seeds per gamma and run")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str()
+      ->group(probes);
+  cmd->add_option("--probe-split", o->probe.split, "Split the probes evaluate")
+      ->capture_default_str()
+      ->group(probes);
+  cmd->add_option("--probe-limit", o->probe.limit, "Max examples per probe evaluation (0: all)")
+      ->group(probes);
   return {cmd, [o, cmd]() {
             CompareOptions c;
             c.base = finish_train_options(*cmd, o->train);
@@ -49,10 +74,16 @@ Command add_compare_command(CLI::App& app) {
             c.out_dir = o->out;
             c.quiet = o->quiet;
             std::filesystem::create_directories(o->out);
+            o->probe.gammas = parse_double_list(o->gamma, "--gamma");
+            for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);  // fail early
             const std::vector<VariantResult> results = run_compare(c);
-            const std::string table = compare_table_markdown(results, c.threshold);
+            o->probe.threads = c.base.threads;
+            const ProbeReport probe = probe_compare(results, o->probe);
+            const std::string table = compare_table_markdown(results, c.threshold) + probe.markdown;
+            Json json = parse_json(compare_json(results, c.threshold));
+            if (!probe.markdown.empty()) json.set("probes", probe.json);
             write_file_atomic(o->out + "/compare.md", table);
-            write_file_atomic(o->out + "/compare.json", compare_json(results, c.threshold));
+            write_file_atomic(o->out + "/compare.json", to_json(json, 2) + "\n");
             std::printf("\n%s\nwrote %s/compare.md and compare.json\n", table.c_str(),
                         o->out.c_str());
             return 0;

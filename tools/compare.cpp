@@ -90,7 +90,7 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, bool quie
   if (fs::exists(fs::path(dir) / "resume.safetensors")) {
     trainer = Trainer::resume(dir);
   } else {
-    trainer = std::make_unique<Trainer>(config, dir);
+    trainer = make_trainer(config, dir);  // constrained variants get their trainer
     trainer->start_fresh(/*force=*/true);
   }
   TrainEvents events = console_events(*trainer, true);

@@ -1,0 +1,132 @@
+#include "tools/compare_probe.h"
+
+#include <cstdio>
+
+#include "engine/threads.h"
+#include "optim/layer_eval.h"
+#include "tools/robust_report.h"
+#include "tools/run_folder.h"
+
+namespace tapir {
+
+namespace {
+
+std::string mean_std_cell(const std::vector<double>& values) {
+  double mean = 0, std = 0;
+  mean_std(values, mean, std);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f ± %.4f", mean, std);
+  return buf;
+}
+
+Json stats_json(const std::vector<double>& values) {
+  double mean = 0, std = 0;
+  mean_std(values, mean, std);
+  Json seeds = Json::array();
+  for (double v : values) seeds.push_back(v);
+  return Json::object().set("mean", mean).set("std", std).set("seeds", seeds);
+}
+
+// A Markdown table: one row per label, one column per variant.
+std::string table(const std::string& corner, const std::vector<std::string>& labels,
+                  const std::vector<VariantResult>& results,
+                  const std::vector<std::vector<std::vector<double>>>& cells) {
+  std::string out = "| " + corner + " |";
+  for (const VariantResult& r : results) out += " " + r.variant.name + " |";
+  out += "\n|---|";
+  for (size_t v = 0; v < results.size(); ++v) out += "---|";
+  out += "\n";
+  for (size_t i = 0; i < labels.size(); ++i) {
+    out += "| " + labels[i] + " |";
+    for (size_t v = 0; v < results.size(); ++v) out += " " + mean_std_cell(cells[v][i]) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+ProbeReport probe_compare(const std::vector<VariantResult>& results, const ProbeOptions& o) {
+  ProbeReport report;
+  report.json = Json::object();
+  if (!o.layers && o.noise.empty()) return report;
+  std::vector<NoiseKind> kinds;
+  for (const std::string& name : o.noise) kinds.push_back(parse_noise_kind(name));
+  set_num_threads(o.threads);
+
+  // [variant][layer or gamma][seed]
+  std::vector<std::vector<std::vector<double>>> layer_loss(results.size());
+  std::vector<int> monotone(results.size(), 0);
+  std::vector<std::vector<std::vector<std::vector<double>>>> noisy(
+      kinds.size(), std::vector<std::vector<std::vector<double>>>(
+                        results.size(), std::vector<std::vector<double>>(o.gammas.size())));
+  std::string metric = "accuracy";
+  for (size_t v = 0; v < results.size(); ++v) {
+    for (const SeedRun& run : results[v].runs) {
+      std::unique_ptr<Trainer> t = open_run(run.dir);
+      t->set_eval_limit(o.limit);
+      metric = task_metric_name(t->task());
+      if (o.layers) {
+        const LayerProfile p = layer_profile(*t, o.split);
+        layer_loss[v].resize(p.loss.size());
+        for (size_t l = 0; l < p.loss.size(); ++l) layer_loss[v][l].push_back(p.loss[l]);
+        monotone[v] += is_monotone(p.loss) ? 1 : 0;
+      }
+      for (size_t k = 0; k < kinds.size(); ++k) {
+        TAPIR_CHECK(!(kinds[k] == NoiseKind::discrete && t->task().is_regression()),
+                    "discrete noise replaces tokens; task ", t->config().task,
+                    " reads real-valued frames (use --robust gaussian,uniform)");
+        const std::vector<RobustPoint> curve =
+            robustness_curve(*t, o.split, kinds[k], o.gammas, o.repeats, 0);
+        for (size_t g = 0; g < o.gammas.size(); ++g) noisy[k][v][g].push_back(curve[g].metric);
+      }
+    }
+  }
+
+  std::string& md = report.markdown;
+  if (o.layers) {
+    size_t layers = 0;
+    for (const auto& per_variant : layer_loss) layers = std::max(layers, per_variant.size());
+    std::vector<std::string> labels;
+    for (size_t l = 0; l < layers; ++l) labels.push_back("layer " + std::to_string(l));
+    for (auto& per_variant : layer_loss) per_variant.resize(layers);
+    md += "\nPer-layer " + o.split +
+          " loss (layer 0 = the embeddings), mean ± std over seeds:\n\n" +
+          table("layer", labels, results, layer_loss);
+    md += "\nMonotone runs (every f_l < f_{l-1}):";
+    Json j = Json::object();
+    for (size_t v = 0; v < results.size(); ++v) {
+      md += " " + results[v].variant.name + " " + std::to_string(monotone[v]) + "/" +
+            std::to_string(results[v].runs.size()) + (v + 1 < results.size() ? "," : "\n");
+      Json rows = Json::array();
+      for (const auto& seeds : layer_loss[v]) rows.push_back(stats_json(seeds));
+      j.set(results[v].variant.name,
+            Json::object().set("loss", rows).set("monotone", monotone[v]));
+    }
+    report.json.set("layers", j);
+  }
+  Json noise_json = Json::object();
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    std::vector<std::string> labels;
+    for (double g : o.gammas) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", g);
+      labels.push_back(buf);
+    }
+    md += "\n" + metric + " on " + o.split + " under " + o.noise[k] + " noise of strength gamma (" +
+          std::to_string(o.repeats) + " noise seeds per run), mean ± std over seeds:\n\n" +
+          table("gamma", labels, results, noisy[k]);
+    Json j = Json::object();
+    for (size_t v = 0; v < results.size(); ++v) {
+      Json rows = Json::array();
+      for (size_t g = 0; g < o.gammas.size(); ++g)
+        rows.push_back(stats_json(noisy[k][v][g]).set("gamma", o.gammas[g]));
+      j.set(results[v].variant.name, rows);
+    }
+    noise_json.set(o.noise[k], j);
+  }
+  if (!kinds.empty()) report.json.set("robust", noise_json.set("metric", metric));
+  return report;
+}
+
+}  // namespace tapir
