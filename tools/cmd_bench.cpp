@@ -18,6 +18,7 @@
 #include "engine/threads.h"
 #include "nn/transformer.h"
 #include "optim/optimizer.h"
+#include "tools/bench_search.h"
 #include "tools/commands.h"
 
 namespace tapir {
@@ -184,6 +185,7 @@ Command add_bench_command(CLI::App& app) {
     std::vector<std::string> attns = {"softmax"};
     int steps = 20, warmup = 5, threads = 1;
     bool json = false, gemm = false;
+    int search = 0;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--config", o->configs, "Configurations: tiny, small, lm")
@@ -206,12 +208,18 @@ Command add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "One JSON object per run");
   cmd->add_flag("--gemm", o->gemm, "Square sgemm GFLOP/s through tapir's matmul vs cblas directly");
+  cmd->add_option("--search", o->search, "Time a Stage I step of M models against M one-model steps")
+      ->check(CLI::Range(1, 64));
   return {cmd, [o]() {
             set_num_threads(o->threads);
             if (o->gemm) {
               std::printf("%6s %16s %16s %8s   (%d threads)\n", "n", "tapir GFLOP/s",
                           "cblas GFLOP/s", "ratio", num_threads());
               for (int64_t n : {128, 256, 512, 1024}) bench_gemm(n, n >= 1024 ? 5 : 20);
+              return 0;
+            }
+            if (o->search > 0) {
+              bench_search(o->search, o->warmup, o->steps);
               return 0;
             }
             if (!o->json)

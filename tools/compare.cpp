@@ -8,6 +8,7 @@
 #include "engine/file_io.h"
 #include "engine/json.h"
 #include "optim/trainer.h"
+#include "tasks/task.h"
 #include "tools/report_text.h"
 #include "tools/train_options.h"
 
@@ -22,11 +23,11 @@ Variant parse_variant(const std::string& spec) {
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.rfind("arch:", 0) == 0) item = "arch=" + item.substr(5);
-    const size_t eq = item.find('=');
-    TAPIR_CHECK(eq != std::string::npos && eq > 0, "variant '", spec,
-                "': expected baseline, arch:FILE or key=value items, got '", item, "'");
-    v.args.push_back("--" + item.substr(0, eq));
-    v.args.push_back(item.substr(eq + 1));
+    TAPIR_CHECK(!item.empty() && item[0] != '=' && item[0] != '-', "variant '", spec,
+                "': expected baseline, arch:FILE, key=value or flag items, got '", item, "'");
+    // One argument "--key=value" (or "--flag"): CLI11 reads it for options and
+    // for flags alike (detach-previous=true, or just detach-previous).
+    v.args.push_back("--" + item);
   }
   return v;
 }
@@ -41,10 +42,16 @@ TrainConfig apply_variant(const TrainConfig& base, const Variant& variant) {
                                 variant.args.rend());  // CLI11 wants reversed
   try {
     app.parse(args);
+    TrainConfig c = finish_train_options(app, o);
+    // Unknown items end up as task options: building the task checks them
+    // now rather than after the variants before it have trained.
+    make_task(c.task, c.task_options);
+    return c;
   } catch (const CLI::ParseError& e) {
     fail("variant '", variant.name, "': ", e.what());
+  } catch (const Error& e) {
+    fail("variant '", variant.name, "': ", e.what());
   }
-  return finish_train_options(app, o);
 }
 
 SeedRun read_run(const std::string& dir, double threshold) {

@@ -13,11 +13,11 @@ namespace tapir {
 
 struct Variant {
   std::string name;               // as given: "baseline", "arch:FILE", "pos=alibi,arch:FILE"
-  std::vector<std::string> args;  // the same as train flags: {"--pos", "alibi", "--arch", "FILE"}
+  std::vector<std::string> args;  // as train flags: {"--pos=alibi", "--arch=FILE"}
 };
 // Parses a variant spec: comma-separated key=value pairs (any `tapir train`
-// option, without the dashes), "arch:FILE" as a shorthand for arch=FILE, or
-// "baseline" for no change.
+// option, without the dashes; a flag may stand alone or take =true/false),
+// "arch:FILE" as a shorthand for arch=FILE, or "baseline" for no change.
 Variant parse_variant(const std::string& spec);
 // The base config with the variant's options applied on top, as if they had
 // been given to `tapir train` after the base's own options.

@@ -1,0 +1,13 @@
+// `tapir bench --search M`: what a Stage I step of M models costs against M
+// single-model steps (docs/experiments.md).
+#pragma once
+
+namespace tapir {
+
+// Steps, in turn, a plain training run, a 1-model search and an M-model
+// search on the main job's configuration (modadd p = 47, width 64, one
+// block, spline MLP, batch 256) and prints the median seconds per step and
+// the ratios. Returns the ratio search(M) / (M * search(1)).
+double bench_search(int models, int warmup, int steps);
+
+}  // namespace tapir
