@@ -168,6 +168,19 @@ std::string compare_section(const std::string& dir) {
     ++index;
   }
   body += svg_figure("", {acc, loss});
+  // The functions each architecture variant trained with (frozen in Stage II),
+  // drawn next to GeLU or the identity.
+  for (const Json& v : j.at("variants").as_array()) {
+    const Json& runs = v.at("runs");
+    if (runs.as_array().empty()) continue;
+    const fs::path config = fs::path(runs.as_array().front().at("dir").as_string()) / "config.json";
+    if (!fs::exists(config)) continue;
+    const Json run_config = parse_json(read_file(config.string()));
+    const Json* arch = run_config.find("arch_file");
+    if (arch == nullptr || arch->as_string().empty() || !fs::exists(arch->as_string())) continue;
+    body += "<h2>Learned functions of " + html_escape(v.at("variant").as_string()) + "</h2>\n" +
+            architecture_svg(load_architecture(arch->as_string()));
+  }
   return body;
 }
 
