@@ -37,8 +37,9 @@ struct Dims {
 // s_ij (with the ALiBi bias) for j <= i, and probs = s or g(s) before the
 // softmax; entries above the diagonal are 0.
 template <typename T>
-__global__ void scores_kernel(const T* qkv, Dims d, const T* slopes, ScoreSpline<T> g, T scale,
-                              T* scores, T* probs) {
+__global__ void __launch_bounds__(kThreads)
+    scores_kernel(const T* qkv, Dims d, const T* slopes, ScoreSpline<T> g, T scale, T* scores,
+                  T* probs) {
   TAPIR_GRID_STRIDE(idx, d.B * d.H * d.T * d.T) {
     const int64_t j = idx % d.T, i = (idx / d.T) % d.T, pair = idx / (d.T * d.T);
     const int64_t b = pair / d.H, h = pair % d.H;
@@ -64,7 +65,7 @@ __global__ void scores_kernel(const T* qkv, Dims d, const T* slopes, ScoreSpline
 
 // In place over row i of each pair: softmax over j <= i.
 template <typename T>
-__global__ void causal_softmax_kernel(Dims d, T* probs) {
+__global__ void __launch_bounds__(kMaxRowThreads) causal_softmax_kernel(Dims d, T* probs) {
   __shared__ T shared[32];
   const int64_t rows = d.B * d.H * d.T;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -85,7 +86,8 @@ __global__ void causal_softmax_kernel(Dims d, T* probs) {
 
 // out (b, i, h*D + e) = sum over j <= i of p_ij v_j[e].
 template <typename T>
-__global__ void attend_kernel(const T* qkv, const T* probs, Dims d, T* out) {
+__global__ void __launch_bounds__(kThreads)
+    attend_kernel(const T* qkv, const T* probs, Dims d, T* out) {
   TAPIR_GRID_STRIDE(idx, d.B * d.T * d.C) {
     const int64_t col = idx % d.C, i = (idx / d.C) % d.T, b = idx / (d.C * d.T);
     const int64_t h = col / d.D;
@@ -99,7 +101,8 @@ __global__ void attend_kernel(const T* qkv, const T* probs, Dims d, T* out) {
 
 // d_probs_ij = d_out_i . v_j for j <= i, 0 above the diagonal.
 template <typename T>
-__global__ void d_probs_kernel(const T* qkv, const T* d_out, Dims d, T* ds) {
+__global__ void __launch_bounds__(kThreads)
+    d_probs_kernel(const T* qkv, const T* d_out, Dims d, T* ds) {
   TAPIR_GRID_STRIDE(idx, d.B * d.H * d.T * d.T) {
     const int64_t j = idx % d.T, i = (idx / d.T) % d.T, pair = idx / (d.T * d.T);
     const int64_t b = pair / d.H, h = pair % d.H;
@@ -119,8 +122,9 @@ __global__ void d_probs_kernel(const T* qkv, const T* d_out, Dims d, T* ds) {
 // through the softmax and, for the score spline, through g'. dg (null when
 // the knots need no gradient) keeps d g(s), the knots' weights.
 template <typename T>
-__global__ void d_scores_kernel(const T* probs, const T* scores, Dims d, ScoreSpline<T> g, T scale,
-                                T* ds, T* dg) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    d_scores_kernel(const T* probs, const T* scores, Dims d, ScoreSpline<T> g, T scale, T* ds,
+                    T* dg) {
   __shared__ T shared[32];
   const int64_t rows = d.B * d.H * d.T;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -147,7 +151,8 @@ __global__ void d_scores_kernel(const T* probs, const T* scores, Dims d, ScoreSp
 
 // d_v_j += sum over i >= j of p_ij d_out_i.
 template <typename T>
-__global__ void d_values_kernel(const T* probs, const T* d_out, Dims d, T* d_qkv) {
+__global__ void __launch_bounds__(kThreads)
+    d_values_kernel(const T* probs, const T* d_out, Dims d, T* d_qkv) {
   TAPIR_GRID_STRIDE(idx, d.B * d.T * d.C) {
     const int64_t col = idx % d.C, j = (idx / d.C) % d.T, b = idx / (d.C * d.T);
     const int64_t h = col / d.D;
@@ -161,7 +166,8 @@ __global__ void d_values_kernel(const T* probs, const T* d_out, Dims d, T* d_qkv
 
 // d_q_i += sum over j <= i of ds_ij k_j; d_k_j += sum over i >= j of ds_ij q_i.
 template <typename T>
-__global__ void d_queries_keys_kernel(const T* qkv, const T* ds, Dims d, T* d_qkv) {
+__global__ void __launch_bounds__(kThreads)
+    d_queries_keys_kernel(const T* qkv, const T* ds, Dims d, T* d_qkv) {
   TAPIR_GRID_STRIDE(idx, d.B * d.T * 2 * d.C) {
     const int64_t col = idx % (2 * d.C), t = (idx / (2 * d.C)) % d.T, b = idx / (2 * d.C * d.T);
     const bool key = col >= d.C;
@@ -183,8 +189,9 @@ __global__ void d_queries_keys_kernel(const T* qkv, const T* ds, Dims d, T* d_qk
 // One block per pair: the pair's knot sums into partial (pairs, K), over its
 // entries j <= i in row order.
 template <typename T>
-__global__ void score_knots_kernel(const T* scores, const T* dg, Dims d, DeviceSpline<T> sp,
-                                   int64_t K, T* partial) {
+__global__ void __launch_bounds__(kThreads)
+    score_knots_kernel(const T* scores, const T* dg, Dims d, DeviceSpline<T> sp, int64_t K,
+                       T* partial) {
   __shared__ int32_t s_index[kKnotTile];
   __shared__ T s_pos[kKnotTile];
   __shared__ T s_w[kKnotTile];
@@ -193,7 +200,8 @@ __global__ void score_knots_kernel(const T* scores, const T* dg, Dims d, DeviceS
     T* acc = partial + pair * K;
     for (int64_t k = threadIdx.x; k < K; k += blockDim.x) acc[k] = T(0);
     for (int64_t begin = 0; begin < per_pair; begin += kKnotTile) {
-      const int count = static_cast<int>(per_pair - begin < kKnotTile ? per_pair - begin : kKnotTile);
+      const int count =
+          static_cast<int>(per_pair - begin < kKnotTile ? per_pair - begin : kKnotTile);
       __syncthreads();  // the previous tile is done
       for (int e = threadIdx.x; e < count; e += blockDim.x) {
         const int64_t idx = begin + e, i = idx / d.T, j = idx % d.T;
@@ -253,7 +261,7 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
   TAPIR_LAUNCH_CHECK("d_scores_kernel");
   if (d_qkv) {
     d_queries_keys_kernel<<<grid_for(d.B * d.T * 2 * d.C), kThreads, 0, stream()>>>(qkv, ds.get(),
-                                                                                   d, d_qkv);
+                                                                                    d, d_qkv);
     TAPIR_LAUNCH_CHECK("d_queries_keys_kernel");
   }
   if (!knot_grad) return;

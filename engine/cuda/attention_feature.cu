@@ -37,8 +37,9 @@ extern __shared__ __align__(16) unsigned char dynamic_shared[];
 
 // features (B, T, 2C) = phi of the [q | k] columns of qkv (B, T, 3C).
 template <typename T>
-__global__ void features_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp,
-                                T eps, T* features) {
+__global__ void __launch_bounds__(kThreads)
+    features_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp, T eps,
+                    T* features) {
   TAPIR_GRID_STRIDE(idx, d.B * d.T * 2 * d.C) {
     const int64_t col = idx % (2 * d.C), bt = idx / (2 * d.C);
     features[idx] = softplus(sp.value(g_values, qkv[bt * 3 * d.C + col])) + eps;
@@ -54,8 +55,8 @@ __device__ inline T* state_for(T* shared_after_vectors, T* global_state, int64_t
 
 // One block per pair. Shared: qf, kf, v, z (D each), then S if it fits.
 template <typename T>
-__global__ void feature_forward_kernel(const T* qkv, const T* features, Dims d, T* global_state,
-                                       T* out) {
+__global__ void __launch_bounds__(kThreads)
+    feature_forward_kernel(const T* qkv, const T* features, Dims d, T* global_state, T* out) {
   __shared__ T shared[32];
   T* vec = reinterpret_cast<T*>(dynamic_shared);
   const int64_t D = d.D, pairs = d.B * d.H;
@@ -95,9 +96,9 @@ __global__ void feature_forward_kernel(const T* qkv, const T* features, Dims d, 
 // o, dn, r (D each), then the state if it fits. Writes dqf, dkf (pairs, T, D)
 // and dn (pairs, T, D), dd (pairs, T) as scratch; adds into d_v.
 template <typename T>
-__global__ void feature_backward_kernel(const T* qkv, const T* features, const T* out,
-                                        const T* d_out, Dims d, T* global_state, T* dn_all,
-                                        T* dd_all, T* dqf, T* dkf, T* d_qkv) {
+__global__ void __launch_bounds__(kThreads)
+    feature_backward_kernel(const T* qkv, const T* features, const T* out, const T* d_out, Dims d,
+                            T* global_state, T* dn_all, T* dd_all, T* dqf, T* dkf, T* d_qkv) {
   __shared__ T shared[32];
   T* vec = reinterpret_cast<T*>(dynamic_shared);
   const int64_t D = d.D, pairs = d.B * d.H;
@@ -185,8 +186,9 @@ __global__ void feature_backward_kernel(const T* qkv, const T* features, const T
 
 // d_x += sigmoid(g(x)) g'(x) d phi for the q and k columns of every pair.
 template <typename T>
-__global__ void feature_dx_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp,
-                                  const T* dqf, const T* dkf, T* d_qkv) {
+__global__ void __launch_bounds__(kThreads)
+    feature_dx_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp, const T* dqf,
+                      const T* dkf, T* d_qkv) {
   TAPIR_GRID_STRIDE(idx, d.B * d.T * 2 * d.C) {
     const int64_t col = idx % (2 * d.C), t = (idx / (2 * d.C)) % d.T, b = idx / (2 * d.C * d.T);
     const bool key = col >= d.C;
@@ -203,8 +205,9 @@ __global__ void feature_dx_kernel(const T* qkv, Dims d, const T* g_values, Devic
 
 // One block per pair: its knot sums over (side, t, c), the CPU's order.
 template <typename T>
-__global__ void feature_knots_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp,
-                                     const T* dqf, const T* dkf, int64_t K, T* partial) {
+__global__ void __launch_bounds__(kThreads)
+    feature_knots_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp, const T* dqf,
+                         const T* dkf, int64_t K, T* partial) {
   __shared__ int32_t s_index[kKnotTile];
   __shared__ T s_pos[kKnotTile];
   __shared__ T s_w[kKnotTile];
@@ -214,7 +217,8 @@ __global__ void feature_knots_kernel(const T* qkv, Dims d, const T* g_values, De
     T* acc = partial + pair * K;
     for (int64_t k = threadIdx.x; k < K; k += blockDim.x) acc[k] = T(0);
     for (int64_t begin = 0; begin < per_pair; begin += kKnotTile) {
-      const int count = static_cast<int>(per_pair - begin < kKnotTile ? per_pair - begin : kKnotTile);
+      const int count =
+          static_cast<int>(per_pair - begin < kKnotTile ? per_pair - begin : kKnotTile);
       __syncthreads();
       for (int e = threadIdx.x; e < count; e += blockDim.x) {
         const int64_t idx = begin + e, side = idx / per_side, t = (idx / d.D) % d.T, c = idx % d.D;
@@ -297,8 +301,8 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
   }
   if (!d_g_values) return;
   Scratch<T> partial(pairs * K);
-  feature_knots_kernel<<<grid_rows(pairs), kThreads, 0, stream()>>>(
-      qkv, d, g_values, sp, dqf.get(), dkf.get(), K, partial.get());
+  feature_knots_kernel<<<grid_rows(pairs), kThreads, 0, stream()>>>(qkv, d, g_values, sp, dqf.get(),
+                                                                    dkf.get(), K, partial.get());
   TAPIR_LAUNCH_CHECK("feature_knots_kernel");
   knot_finish(partial.get(), pairs, K, 1, d_g_values);
 }

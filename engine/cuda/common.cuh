@@ -36,7 +36,12 @@ cudaStream_t stream();
 cublasHandle_t cublas_handle();
 
 // --- launch sizes ----------------------------------------------------------------
+// Every kernel states the most threads it is launched with
+// (__launch_bounds__), so that the compiler keeps its registers within what
+// a block of that size may use: kThreads for elementwise kernels and the
+// per-pair and per-chunk blocks, kMaxRowThreads for row kernels.
 constexpr int kThreads = 256;
+constexpr int kMaxRowThreads = 1024;
 // Blocks for a grid-stride loop over n elements; kernels loop with 64-bit
 // indices, so the cap only bounds the grid, not n.
 inline unsigned grid_for(int64_t n, int threads = kThreads) {
@@ -49,7 +54,7 @@ inline unsigned grid_for(int64_t n, int threads = kThreads) {
 // reduction tree (and the bits) depend on the shape only.
 inline int row_threads(int64_t n) {
   int t = 32;
-  while (t < 1024 && t < n) t *= 2;
+  while (t < kMaxRowThreads && t < n) t *= 2;
   return t;
 }
 // Rows are handed to blocks by a grid-stride loop; at most this many blocks.
@@ -58,7 +63,7 @@ inline unsigned grid_rows(int64_t rows) {
   return static_cast<unsigned>(rows < 1 ? 1 : (rows < cap ? rows : cap));
 }
 
-#define TAPIR_GRID_STRIDE(i, n)                                                       \
+#define TAPIR_GRID_STRIDE(i, n)                                             \
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += int64_t(blockDim.x) * gridDim.x)
 
@@ -143,8 +148,9 @@ inline int64_t column_chunk(int64_t n) {
 }
 
 template <typename T, typename Term>
-__global__ void column_chunk_kernel(Term term, int64_t outer, int64_t n, int64_t inner,
-                                    int64_t chunk, int64_t chunks, T* partial) {
+__global__ void __launch_bounds__(kThreads)
+    column_chunk_kernel(Term term, int64_t outer, int64_t n, int64_t inner, int64_t chunk,
+                        int64_t chunks, T* partial) {
   TAPIR_GRID_STRIDE(idx, outer * chunks * inner) {
     const int64_t j = idx % inner, c = (idx / inner) % chunks, o = idx / (inner * chunks);
     const int64_t k0 = c * chunk, k1 = k0 + chunk < n ? k0 + chunk : n;
@@ -155,8 +161,9 @@ __global__ void column_chunk_kernel(Term term, int64_t outer, int64_t n, int64_t
 }
 
 template <typename T, typename Store>
-__global__ void column_finish_kernel(const T* partial, int64_t outer, int64_t chunks,
-                                     int64_t inner, Store store) {
+__global__ void __launch_bounds__(kThreads)
+    column_finish_kernel(const T* partial, int64_t outer, int64_t chunks, int64_t inner,
+                         Store store) {
   TAPIR_GRID_STRIDE(idx, outer * inner) {
     const int64_t j = idx % inner, o = idx / inner;
     T s = T(0);
@@ -174,8 +181,8 @@ void column_sums(Term term, Store store, int64_t outer, int64_t n, int64_t inner
   column_chunk_kernel<T><<<grid_for(outer * chunks * inner), kThreads, 0, stream()>>>(
       term, outer, n, inner, chunk, chunks, partial.get());
   TAPIR_LAUNCH_CHECK("column_chunk_kernel");
-  column_finish_kernel<T><<<grid_for(outer * inner), kThreads, 0, stream()>>>(
-      partial.get(), outer, chunks, inner, store);
+  column_finish_kernel<T><<<grid_for(outer * inner), kThreads, 0, stream()>>>(partial.get(), outer,
+                                                                              chunks, inner, store);
   TAPIR_LAUNCH_CHECK("column_finish_kernel");
 }
 

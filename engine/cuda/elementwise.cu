@@ -25,8 +25,9 @@ __device__ inline T apply(BinaryOp op, T a, T b) {
 }
 
 template <typename T>
-__global__ void binary_forward_kernel(BinaryOp op, const T* a, int64_t n_a, const T* b,
-                                      int64_t n_b, int64_t n, int64_t inner, T* out) {
+__global__ void __launch_bounds__(kThreads)
+    binary_forward_kernel(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n_b, int64_t n,
+                          int64_t inner, T* out) {
   TAPIR_GRID_STRIDE(i, n) {
     out[i] = apply(op, a[n_a == n ? i : i % inner], b[n_b == n ? i : i % inner]);
   }
@@ -51,9 +52,9 @@ __device__ inline T binary_grad(BinaryOp op, bool which_b, T a, T b, T g) {
 // Gradients of the full-size operands (d_a, d_b null when not full-size or
 // not needed).
 template <typename T>
-__global__ void binary_backward_full_kernel(BinaryOp op, const T* a, int64_t n_a, const T* b,
-                                            int64_t n_b, const T* d_out, int64_t n, int64_t inner,
-                                            T* d_a, T* d_b) {
+__global__ void __launch_bounds__(kThreads)
+    binary_backward_full_kernel(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n_b,
+                                const T* d_out, int64_t n, int64_t inner, T* d_a, T* d_b) {
   TAPIR_GRID_STRIDE(i, n) {
     const T av = a[n_a == n ? i : i % inner], bv = b[n_b == n ? i : i % inner], g = d_out[i];
     if (d_a) d_a[i] += binary_grad(op, false, av, bv, g);
@@ -92,7 +93,8 @@ __device__ inline T gelu_grad(T x) {
 }
 
 template <typename T>
-__global__ void unary_forward_kernel(UnaryOp op, const T* x, int64_t n, T* out) {
+__global__ void __launch_bounds__(kThreads)
+    unary_forward_kernel(UnaryOp op, const T* x, int64_t n, T* out) {
   TAPIR_GRID_STRIDE(i, n) {
     const T v = x[i];
     T y = v;
@@ -121,8 +123,8 @@ __global__ void unary_forward_kernel(UnaryOp op, const T* x, int64_t n, T* out) 
 }
 
 template <typename T>
-__global__ void unary_backward_kernel(UnaryOp op, const T* x, const T* out, const T* d_out,
-                                      int64_t n, T* d_x) {
+__global__ void __launch_bounds__(kThreads)
+    unary_backward_kernel(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x) {
   TAPIR_GRID_STRIDE(i, n) {
     const T g = d_out[i];
     T d = T(0);
@@ -151,8 +153,11 @@ __global__ void unary_backward_kernel(UnaryOp op, const T* x, const T* out, cons
 }
 
 template <typename T>
-__global__ void affine_kernel(const T* a, int64_t n, T scale, T shift, T* out) {
-  TAPIR_GRID_STRIDE(i, n) { out[i] = a[i] * scale + shift; }
+__global__ void __launch_bounds__(kThreads)
+    affine_kernel(const T* a, int64_t n, T scale, T shift, T* out) {
+  TAPIR_GRID_STRIDE(i, n) {
+    out[i] = a[i] * scale + shift;
+  }
 }
 
 }  // namespace

@@ -9,8 +9,9 @@ namespace tapir::cuda {
 namespace {
 
 template <typename T>
-__global__ void layernorm_forward_kernel(const T* x, const T* w, const T* b, int64_t rows,
-                                         int64_t C, T eps, T* y, T* mean, T* rstd) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    layernorm_forward_kernel(const T* x, const T* w, const T* b, int64_t rows, int64_t C, T eps,
+                             T* y, T* mean, T* rstd) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* px = x + r * C;
@@ -32,8 +33,9 @@ __global__ void layernorm_forward_kernel(const T* x, const T* w, const T* b, int
 
 // d_x = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = d_y * w.
 template <typename T>
-__global__ void layernorm_backward_kernel(const T* x, const T* w, const T* mean, const T* rstd,
-                                          const T* d_y, int64_t rows, int64_t C, T* d_x) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    layernorm_backward_kernel(const T* x, const T* w, const T* mean, const T* rstd, const T* d_y,
+                              int64_t rows, int64_t C, T* d_x) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* px = x + r * C;
@@ -89,8 +91,8 @@ void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, co
                         int64_t rows, int64_t C, T* d_x, T* d_w, T* d_b) {
   if (rows <= 0 || C <= 0) return;
   if (d_x) {
-    layernorm_backward_kernel<<<grid_rows(rows), row_threads(C), 0, stream()>>>(
-        x, w, mean, rstd, d_y, rows, C, d_x);
+    layernorm_backward_kernel<<<grid_rows(rows), row_threads(C), 0, stream()>>>(x, w, mean, rstd,
+                                                                                d_y, rows, C, d_x);
     TAPIR_LAUNCH_CHECK("layernorm_backward_kernel");
   }
   if (d_w) column_sums<T>(WeightTerm<T>{x, mean, rstd, d_y, C}, AddInto<T>{d_w}, 1, rows, C);

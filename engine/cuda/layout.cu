@@ -13,8 +13,8 @@ namespace tapir::cuda {
 namespace {
 
 template <typename T>
-__global__ void transpose_kernel(const T* x, int64_t batch, int64_t R, int64_t C, T* out,
-                                 bool accumulate) {
+__global__ void __launch_bounds__(kThreads)
+    transpose_kernel(const T* x, int64_t batch, int64_t R, int64_t C, T* out, bool accumulate) {
   // Indexed by the output (b, c, r), so writes are coalesced.
   TAPIR_GRID_STRIDE(idx, batch * R * C) {
     const int64_t r = idx % R, c = (idx / R) % C, b = idx / (R * C);
@@ -27,9 +27,10 @@ __global__ void transpose_kernel(const T* x, int64_t batch, int64_t R, int64_t C
 }
 
 template <typename T>
-__global__ void copy_block_kernel(const T* src, int64_t outer, int64_t n_src, int64_t src_offset,
-                                  T* dst, int64_t n_dst, int64_t dst_offset, int64_t n_copy,
-                                  int64_t inner, bool accumulate) {
+__global__ void __launch_bounds__(kThreads)
+    copy_block_kernel(const T* src, int64_t outer, int64_t n_src, int64_t src_offset, T* dst,
+                      int64_t n_dst, int64_t dst_offset, int64_t n_copy, int64_t inner,
+                      bool accumulate) {
   const int64_t len = n_copy * inner;
   TAPIR_GRID_STRIDE(idx, outer * len) {
     const int64_t o = idx / len, i = idx % len;
@@ -43,29 +44,34 @@ __global__ void copy_block_kernel(const T* src, int64_t outer, int64_t n_src, in
 }
 
 template <typename T>
-__global__ void masked_fill_forward_kernel(const T* x, int64_t n, const int32_t* mask,
-                                           int64_t n_mask, T value, T* out) {
-  TAPIR_GRID_STRIDE(i, n) { out[i] = mask[i % n_mask] ? value : x[i]; }
+__global__ void __launch_bounds__(kThreads)
+    masked_fill_forward_kernel(const T* x, int64_t n, const int32_t* mask, int64_t n_mask, T value,
+                               T* out) {
+  TAPIR_GRID_STRIDE(i, n) {
+    out[i] = mask[i % n_mask] ? value : x[i];
+  }
 }
 
 template <typename T>
-__global__ void masked_fill_backward_kernel(const T* d_out, int64_t n, const int32_t* mask,
-                                            int64_t n_mask, T* d_x) {
+__global__ void __launch_bounds__(kThreads)
+    masked_fill_backward_kernel(const T* d_out, int64_t n, const int32_t* mask, int64_t n_mask,
+                                T* d_x) {
   TAPIR_GRID_STRIDE(i, n) {
     if (!mask[i % n_mask]) d_x[i] += d_out[i];
   }
 }
 
 template <typename T>
-__global__ void embedding_forward_kernel(const T* table, const int32_t* ids, int64_t n, int64_t C,
-                                         T* out) {
+__global__ void __launch_bounds__(kThreads)
+    embedding_forward_kernel(const T* table, const int32_t* ids, int64_t n, int64_t C, T* out) {
   TAPIR_GRID_STRIDE(idx, n * C) {
     const int64_t i = idx / C, c = idx % C;
     out[idx] = table[static_cast<int64_t>(ids[i]) * C + c];
   }
 }
 
-__global__ void embedding_keys_kernel(const int32_t* ids, int64_t n, unsigned long long* keys) {
+__global__ void __launch_bounds__(kThreads)
+    embedding_keys_kernel(const int32_t* ids, int64_t n, unsigned long long* keys) {
   TAPIR_GRID_STRIDE(i, n) {
     keys[i] = static_cast<unsigned long long>(static_cast<uint32_t>(ids[i])) *
                   static_cast<unsigned long long>(n) +
@@ -76,8 +82,9 @@ __global__ void embedding_keys_kernel(const int32_t* ids, int64_t n, unsigned lo
 // Blocks loop over sorted positions p; where p starts a run of one id, the
 // block adds the run's rows of d_out, in index order, to that id's row.
 template <typename T>
-__global__ void embedding_runs_kernel(const unsigned long long* sorted, const T* d_out, int64_t n,
-                                      int64_t C, T* d_table) {
+__global__ void __launch_bounds__(kThreads)
+    embedding_runs_kernel(const unsigned long long* sorted, const T* d_out, int64_t n, int64_t C,
+                          T* d_table) {
   const unsigned long long un = static_cast<unsigned long long>(n);
   for (int64_t p = blockIdx.x; p < n; p += gridDim.x) {
     const unsigned long long id = sorted[p] / un;

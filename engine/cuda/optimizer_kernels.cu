@@ -14,13 +14,16 @@ namespace {
 
 constexpr int64_t kSumBlock = 1 << 12;
 
-__global__ void sgd_plain_kernel(float* w, const float* g, int64_t n, float lr,
-                                 float weight_decay) {
-  TAPIR_GRID_STRIDE(i, n) { w[i] -= lr * (g[i] + weight_decay * w[i]); }
+__global__ void __launch_bounds__(kThreads)
+    sgd_plain_kernel(float* w, const float* g, int64_t n, float lr, float weight_decay) {
+  TAPIR_GRID_STRIDE(i, n) {
+    w[i] -= lr * (g[i] + weight_decay * w[i]);
+  }
 }
 
-__global__ void sgd_momentum_kernel(float* w, const float* g, float* velocity, int64_t n, float lr,
-                                    float momentum, float weight_decay, bool nesterov) {
+__global__ void __launch_bounds__(kThreads)
+    sgd_momentum_kernel(float* w, const float* g, float* velocity, int64_t n, float lr,
+                        float momentum, float weight_decay, bool nesterov) {
   TAPIR_GRID_STRIDE(i, n) {
     const float grad = g[i] + weight_decay * w[i];
     const float v = momentum * velocity[i] + grad;
@@ -29,10 +32,10 @@ __global__ void sgd_momentum_kernel(float* w, const float* g, float* velocity, i
   }
 }
 
-__global__ void adam_kernel(float* w, const float* g, float* m, float* v, int64_t n,
-                            float step_size, float correction2_sqrt, float beta1, float beta2,
-                            float one_minus_beta1, float one_minus_beta2, float eps, float shrink,
-                            float l2) {
+__global__ void __launch_bounds__(kThreads)
+    adam_kernel(float* w, const float* g, float* m, float* v, int64_t n, float step_size,
+                float correction2_sqrt, float beta1, float beta2, float one_minus_beta1,
+                float one_minus_beta2, float eps, float shrink, float l2) {
   TAPIR_GRID_STRIDE(i, n) {
     const float wi = w[i] * shrink;
     const float grad = g[i] + l2 * wi;
@@ -45,7 +48,8 @@ __global__ void adam_kernel(float* w, const float* g, float* m, float* v, int64_
 }
 
 // Block b sums elements [b * kSumBlock, (b + 1) * kSumBlock) into partial[b].
-__global__ void squares_blocks_kernel(const float* g, int64_t n, double* partial) {
+__global__ void __launch_bounds__(kThreads)
+    squares_blocks_kernel(const float* g, int64_t n, double* partial) {
   __shared__ double shared[32];
   const int64_t blocks = (n + kSumBlock - 1) / kSumBlock;
   for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
@@ -61,7 +65,8 @@ __global__ void squares_blocks_kernel(const float* g, int64_t n, double* partial
 }
 
 // One block: the blocks' sums, a fixed tree over fixed strides.
-__global__ void squares_total_kernel(const double* partial, int64_t blocks, double* total) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    squares_total_kernel(const double* partial, int64_t blocks, double* total) {
   __shared__ double shared[32];
   double s = 0.0;
   for (int64_t b = threadIdx.x; b < blocks; b += blockDim.x) s += partial[b];
@@ -99,8 +104,8 @@ void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float 
   const float l2 = decoupled ? 0.0f : weight_decay;
   if (n <= 0) return;
   adam_kernel<<<grid_for(n), kThreads, 0, stream()>>>(w, g, m, v, n, step_size, correction2_sqrt,
-                                                      beta1, beta2, 1.0f - beta1, 1.0f - beta2,
-                                                      eps, shrink, l2);
+                                                      beta1, beta2, 1.0f - beta1, 1.0f - beta2, eps,
+                                                      shrink, l2);
   TAPIR_LAUNCH_CHECK("adam_kernel");
 }
 
@@ -110,7 +115,7 @@ double sum_of_squares(const float* g, int64_t n) {
   Scratch<double> partial(blocks), total(1);
   squares_blocks_kernel<<<grid_rows(blocks), kThreads, 0, stream()>>>(g, n, partial.get());
   TAPIR_LAUNCH_CHECK("squares_blocks_kernel");
-  squares_total_kernel<<<1, 1024, 0, stream()>>>(partial.get(), blocks, total.get());
+  squares_total_kernel<<<1, kMaxRowThreads, 0, stream()>>>(partial.get(), blocks, total.get());
   TAPIR_LAUNCH_CHECK("squares_total_kernel");
   double result = 0.0;
   copy_to_host(&result, total.get(), sizeof(double));

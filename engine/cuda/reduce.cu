@@ -11,7 +11,9 @@ template <typename T>
 struct AxisTerm {
   const T* x;
   int64_t n, inner;
-  __device__ T operator()(int64_t o, int64_t k, int64_t j) const { return x[(o * n + k) * inner + j]; }
+  __device__ T operator()(int64_t o, int64_t k, int64_t j) const {
+    return x[(o * n + k) * inner + j];
+  }
 };
 template <typename T>
 struct StoreInto {
@@ -21,8 +23,9 @@ struct StoreInto {
 };
 
 template <typename T>
-__global__ void sum_axis_backward_kernel(const T* d_out, int64_t outer, int64_t n, int64_t inner,
-                                         T scale, T* d_x) {
+__global__ void __launch_bounds__(kThreads)
+    sum_axis_backward_kernel(const T* d_out, int64_t outer, int64_t n, int64_t inner, T scale,
+                             T* d_x) {
   TAPIR_GRID_STRIDE(i, outer * n * inner) {
     const int64_t j = i % inner, o = i / (n * inner);
     d_x[i] += d_out[o * inner + j] * scale;
@@ -34,7 +37,8 @@ __global__ void sum_axis_backward_kernel(const T* d_out, int64_t outer, int64_t 
 // 0 is never replaced. Threads scan strided elements in order; candidates
 // combine by (valid, larger, smaller index).
 template <typename T>
-__global__ void max_last_kernel(const T* x, int64_t rows, int64_t n, T* out, int32_t* argmax) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    max_last_kernel(const T* x, int64_t rows, int64_t n, T* out, int32_t* argmax) {
   __shared__ T s_value[32];
   __shared__ int64_t s_index[32];
   __shared__ bool s_valid[32];
@@ -87,9 +91,12 @@ __global__ void max_last_kernel(const T* x, int64_t rows, int64_t n, T* out, int
 }
 
 template <typename T>
-__global__ void max_last_backward_kernel(const T* d_out, const int32_t* argmax, int64_t rows,
-                                         int64_t n, T* d_x) {
-  TAPIR_GRID_STRIDE(r, rows) { d_x[r * n + argmax[r]] += d_out[r]; }
+__global__ void __launch_bounds__(kThreads)
+    max_last_backward_kernel(const T* d_out, const int32_t* argmax, int64_t rows, int64_t n,
+                             T* d_x) {
+  TAPIR_GRID_STRIDE(r, rows) {
+    d_x[r * n + argmax[r]] += d_out[r];
+  }
 }
 
 }  // namespace

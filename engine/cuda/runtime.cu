@@ -182,8 +182,7 @@ size_t bytes_reserved() {
 
 void copy_to_device(void* dst_device, const void* src_host, size_t bytes) {
   if (bytes == 0) return;
-  TAPIR_CUDA_CHECK(
-      cudaMemcpyAsync(dst_device, src_host, bytes, cudaMemcpyHostToDevice, stream()));
+  TAPIR_CUDA_CHECK(cudaMemcpyAsync(dst_device, src_host, bytes, cudaMemcpyHostToDevice, stream()));
   TAPIR_CUDA_CHECK(cudaStreamSynchronize(stream()));
 }
 

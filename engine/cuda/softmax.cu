@@ -18,7 +18,8 @@ __device__ inline T row_max(const T* x, int64_t n, T* shared) {
 }
 
 template <typename T>
-__global__ void softmax_forward_kernel(const T* x, int64_t rows, int64_t n, T* y) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    softmax_forward_kernel(const T* x, int64_t rows, int64_t n, T* y) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* px = x + r * n;
@@ -35,8 +36,8 @@ __global__ void softmax_forward_kernel(const T* x, int64_t rows, int64_t n, T* y
 }
 
 template <typename T>
-__global__ void softmax_backward_kernel(const T* y, const T* d_y, int64_t rows, int64_t n,
-                                        T* d_x) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    softmax_backward_kernel(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* py = y + r * n;
@@ -49,7 +50,8 @@ __global__ void softmax_backward_kernel(const T* y, const T* d_y, int64_t rows, 
 }
 
 template <typename T>
-__global__ void log_softmax_forward_kernel(const T* x, int64_t rows, int64_t n, T* y) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    log_softmax_forward_kernel(const T* x, int64_t rows, int64_t n, T* y) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* px = x + r * n;
@@ -62,8 +64,8 @@ __global__ void log_softmax_forward_kernel(const T* x, int64_t rows, int64_t n, 
 }
 
 template <typename T>
-__global__ void log_softmax_backward_kernel(const T* y, const T* d_y, int64_t rows, int64_t n,
-                                            T* d_x) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    log_softmax_backward_kernel(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* g = d_y + r * n;
@@ -76,8 +78,9 @@ __global__ void log_softmax_backward_kernel(const T* y, const T* d_y, int64_t ro
 }
 
 template <typename T>
-__global__ void cross_entropy_rows_kernel(const T* logits, const int32_t* targets, int64_t rows,
-                                          int64_t V, T* probs, T* row_losses) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    cross_entropy_rows_kernel(const T* logits, const int32_t* targets, int64_t rows, int64_t V,
+                              T* probs, T* row_losses) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* px = logits + r * V;
@@ -98,8 +101,9 @@ __global__ void cross_entropy_rows_kernel(const T* logits, const int32_t* target
 // One block: the masked mean over rows, a fixed tree over fixed strides.
 // result[0] = loss, result[1] = count.
 template <typename T>
-__global__ void cross_entropy_mean_kernel(const T* row_losses, const T* mask, int64_t rows,
-                                          T* loss, T* count_out) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    cross_entropy_mean_kernel(const T* row_losses, const T* mask, int64_t rows, T* loss,
+                              T* count_out) {
   __shared__ T shared[32];
   T total = T(0), count = T(0);
   for (int64_t r = threadIdx.x; r < rows; r += blockDim.x) {
@@ -116,9 +120,9 @@ __global__ void cross_entropy_mean_kernel(const T* row_losses, const T* mask, in
 }
 
 template <typename T>
-__global__ void cross_entropy_backward_kernel(const T* probs, const int32_t* targets,
-                                              const T* mask, int64_t rows, int64_t V,
-                                              T d_loss_over_count, T* d_logits) {
+__global__ void __launch_bounds__(kThreads)
+    cross_entropy_backward_kernel(const T* probs, const int32_t* targets, const T* mask,
+                                  int64_t rows, int64_t V, T d_loss_over_count, T* d_logits) {
   TAPIR_GRID_STRIDE(idx, rows * V) {
     const int64_t r = idx / V, i = idx % V;
     const T scale = (mask ? mask[r] : T(1)) * d_loss_over_count;
@@ -132,11 +136,11 @@ __global__ void cross_entropy_backward_kernel(const T* probs, const int32_t* tar
 
 }  // namespace
 
-#define TAPIR_ROW_LAUNCH(kernel, rows, n, ...)                                          \
-  do {                                                                                  \
-    if ((rows) <= 0 || (n) <= 0) return;                                                \
-    kernel<<<grid_rows(rows), row_threads(n), 0, stream()>>>(__VA_ARGS__);              \
-    TAPIR_LAUNCH_CHECK(#kernel);                                                        \
+#define TAPIR_ROW_LAUNCH(kernel, rows, n, ...)                             \
+  do {                                                                     \
+    if ((rows) <= 0 || (n) <= 0) return;                                   \
+    kernel<<<grid_rows(rows), row_threads(n), 0, stream()>>>(__VA_ARGS__); \
+    TAPIR_LAUNCH_CHECK(#kernel);                                           \
   } while (0)
 
 template <typename T>
@@ -170,8 +174,8 @@ T cross_entropy_forward(const T* logits, const int32_t* targets, const T* mask, 
     TAPIR_LAUNCH_CHECK("cross_entropy_rows_kernel");
   }
   Scratch<T> count(1);
-  cross_entropy_mean_kernel<<<1, 1024, 0, stream()>>>(row_losses, mask, rows > 0 ? rows : 0, loss,
-                                                      count.get());
+  cross_entropy_mean_kernel<<<1, kMaxRowThreads, 0, stream()>>>(
+      row_losses, mask, rows > 0 ? rows : 0, loss, count.get());
   TAPIR_LAUNCH_CHECK("cross_entropy_mean_kernel");
   T host_count = T(0);
   copy_to_host(&host_count, count.get(), sizeof(T));

@@ -11,14 +11,17 @@ namespace tapir::cuda {
 namespace {
 
 template <typename T>
-__global__ void spline_forward_kernel(const T* x, int64_t n, const T* values, DeviceSpline<T> sp,
-                                      T* out) {
-  TAPIR_GRID_STRIDE(i, n) { out[i] = sp.value(values, x[i]); }
+__global__ void __launch_bounds__(kThreads)
+    spline_forward_kernel(const T* x, int64_t n, const T* values, DeviceSpline<T> sp, T* out) {
+  TAPIR_GRID_STRIDE(i, n) {
+    out[i] = sp.value(values, x[i]);
+  }
 }
 
 template <typename T>
-__global__ void spline_dx_kernel(const T* x, int64_t n, const T* values, DeviceSpline<T> sp,
-                                 const T* d_out, T* d_x) {
+__global__ void __launch_bounds__(kThreads)
+    spline_dx_kernel(const T* x, int64_t n, const T* values, DeviceSpline<T> sp, const T* d_out,
+                     T* d_x) {
   TAPIR_GRID_STRIDE(i, n) {
     const T u = sp.units(x[i]);
     const int32_t k = sp.interval(u);
@@ -28,8 +31,9 @@ __global__ void spline_dx_kernel(const T* x, int64_t n, const T* values, DeviceS
 
 // Block c sums chunk c (kKnotTile elements) into partial (chunks, K).
 template <typename T>
-__global__ void spline_knots_kernel(const T* x, int64_t n, DeviceSpline<T> sp, const T* d_out,
-                                    int64_t K, T* partial) {
+__global__ void __launch_bounds__(kThreads)
+    spline_knots_kernel(const T* x, int64_t n, DeviceSpline<T> sp, const T* d_out, int64_t K,
+                        T* partial) {
   __shared__ int32_t s_index[kKnotTile];
   __shared__ T s_pos[kKnotTile];
   __shared__ T s_w[kKnotTile];

@@ -53,8 +53,9 @@ struct DeviceSpline {
 };
 
 inline void check_grid(const SplineGrid& g, const char* who) {
-  TAPIR_CHECK(g.knots >= 2 && g.lo < g.hi, who, ": a spline needs at least 2 knots and lo < hi, got ",
-              g.knots, " knots on [", g.lo, ", ", g.hi, "]");
+  TAPIR_CHECK(g.knots >= 2 && g.lo < g.hi, who,
+              ": a spline needs at least 2 knots and lo < hi, got ", g.knots, " knots on [", g.lo,
+              ", ", g.hi, "]");
 }
 
 // Elements per tile of the knot sums (shared memory: index, position,
@@ -86,8 +87,8 @@ __device__ inline void knot_tile_sums(const int32_t* s_index, const T* s_pos, co
 // out[r * K + k] += the sum, in group order and in double, of partial[p * K + k]
 // over the groups p with p % rows == r (rows == 1: all groups).
 template <typename T>
-__global__ void knot_finish_kernel(const T* partial, int64_t groups, int64_t K, int64_t rows,
-                                   T* out) {
+__global__ void __launch_bounds__(kThreads)
+    knot_finish_kernel(const T* partial, int64_t groups, int64_t K, int64_t rows, T* out) {
   TAPIR_GRID_STRIDE(idx, rows * K) {
     const int64_t r = idx / K, k = idx % K;
     double s = 0;
