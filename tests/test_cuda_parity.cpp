@@ -487,11 +487,14 @@ TEST_CASE("cuda parity: three training steps of each benchmark configuration") {
   for (const StepConfig& sc : kStepConfigs) {
     const std::vector<double> cpu = train_steps(sc, Device::cpu);
     const std::vector<double> gpu = train_steps(sc, Device::cuda);
-    // f32 end to end: every op's rounding differences, carried through three
-    // updates; the losses are ~log(V) ~ 4.6.
+    // f32 end to end: every op's rounding differences carried through three
+    // AdamW updates. Adam normalises each element's step, so an element whose
+    // gradient is rounding noise moves by up to lr either way. The first
+    // loss differs by forward rounding alone; 1e-3 relative on losses of
+    // ~log V ~ 4.6 still catches a wrong kernel. (Not yet measured on a GPU.)
     for (size_t i = 0; i < cpu.size(); ++i) {
       INFO(sc.name << " step " << i + 1 << ": cpu loss " << cpu[i] << ", cuda loss " << gpu[i]);
-      CHECK(rel_diff(cpu[i], gpu[i]) < 1e-4);
+      CHECK(rel_diff(cpu[i], gpu[i]) < 1e-3);
     }
   }
 }
