@@ -203,8 +203,8 @@ TEST_CASE("cuda knot sums give the same bits run to run") {
   const auto values = random_vector<T>(K, 232, -2, 2);
   DeviceArray<T> dx(x), dd_out(d_out), dvalues(values);
   auto spline_knots = [&] {
-    DeviceArray<T> gv(std::vector<T>(K));
-    gpu::spline_backward(dx.get(), n, dvalues.get(), grid, dd_out.get(), nullptr, gv.get());
+    DeviceArray<T> gv{std::vector<T>(K)};
+    gpu::spline_backward<T>(dx.get(), n, dvalues.get(), grid, dd_out.get(), nullptr, gv.get());
     return gv.host();
   };
   check_same_bits("spline_backward d_values", spline_knots(), spline_knots());
@@ -213,13 +213,13 @@ TEST_CASE("cuda knot sums give the same bits run to run") {
   const auto qkv = random_vector<T>(B * T_len * 3 * C, 233, -1.5, 1.5);
   const auto d_att = random_vector<T>(B * T_len * C, 234);
   DeviceArray<T> dqkv(qkv), dd_att(d_att);
-  DeviceArray<T> scores(std::vector<T>(B * H * T_len * T_len)),
-      probs(std::vector<T>(B * H * T_len * T_len)), out(std::vector<T>(B * T_len * C)),
-      features(std::vector<T>(B * T_len * 2 * C));
-  gpu::score_spline_attention_forward(dqkv.get(), B, T_len, C, H, nullptr, dvalues.get(), grid,
-                                      false, scores.get(), probs.get(), out.get());
+  DeviceArray<T> scores{std::vector<T>(B * H * T_len * T_len)},
+      probs{std::vector<T>(B * H * T_len * T_len)}, out{std::vector<T>(B * T_len * C)},
+      features{std::vector<T>(B * T_len * 2 * C)};
+  gpu::score_spline_attention_forward<T>(dqkv.get(), B, T_len, C, H, nullptr, dvalues.get(), grid,
+                                         false, scores.get(), probs.get(), out.get());
   auto score_knots = [&] {
-    DeviceArray<T> gq(std::vector<T>(B * T_len * 3 * C)), gg(std::vector<T>(K));
+    DeviceArray<T> gq{std::vector<T>(B * T_len * 3 * C)}, gg{std::vector<T>(K)};
     gpu::score_spline_attention_backward(dqkv.get(), scores.get(), probs.get(), dd_att.get(), B,
                                          T_len, C, H, dvalues.get(), grid, false, gq.get(),
                                          gg.get());
@@ -233,7 +233,7 @@ TEST_CASE("cuda knot sums give the same bits run to run") {
   gpu::feature_attention_forward(dqkv.get(), B, T_len, C, H, dvalues.get(), grid, features.get(),
                                  out.get());
   auto feature_knots = [&] {
-    DeviceArray<T> gq(std::vector<T>(B * T_len * 3 * C)), gg(std::vector<T>(K));
+    DeviceArray<T> gq{std::vector<T>(B * T_len * 3 * C)}, gg{std::vector<T>(K)};
     gpu::feature_attention_backward(dqkv.get(), features.get(), out.get(), dd_att.get(), B, T_len,
                                     C, H, dvalues.get(), grid, gq.get(), gg.get());
     auto all = gg.host();

@@ -85,7 +85,7 @@ TEST_CASE_TEMPLATE("cuda parity: binary ops with suffix broadcasting", T, float,
       const auto d_out = random_vector<T>(n, 3);
       std::vector<T> out(n);
       cpu::binary_forward(cop, a.data(), s.n_a, b.data(), s.n_b, out.data());
-      DeviceArray<T> da(a), db(b), dout(std::vector<T>(n)), dd_out(d_out);
+      DeviceArray<T> da(a), db(b), dout{std::vector<T>(n)}, dd_out(d_out);
       gpu::binary_forward(gop, da.get(), s.n_a, db.get(), s.n_b, dout.get());
       check_close("binary_forward", out, dout.host(), tol<T>(1e-6));  // one rounding each
 
@@ -117,7 +117,7 @@ TEST_CASE_TEMPLATE("cuda parity: unary ops and affine", T, float, double) {
     const auto x = random_vector<T>(n, 10 + op_index, positive ? 0.1 : -4, 4);
     std::vector<T> out(n);
     cpu::unary_forward(cop, x.data(), n, out.data());
-    DeviceArray<T> dx(x), dout(std::vector<T>(n));
+    DeviceArray<T> dx(x), dout{std::vector<T>(n)};
     gpu::unary_forward(gop, dx.get(), n, dout.get());
     // f32: CUDA's expf, logf, tanhf, erff and the host's differ by a few ulp.
     check_close("unary_forward", out, dout.host(), tol<T>(2e-6));
@@ -132,7 +132,7 @@ TEST_CASE_TEMPLATE("cuda parity: unary ops and affine", T, float, double) {
   const auto a = random_vector<T>(777, 30);
   std::vector<T> out(777);
   cpu::affine_forward(a.data(), 777, T(1.7), T(-0.3), out.data());
-  DeviceArray<T> da(a), dout(std::vector<T>(777));
+  DeviceArray<T> da(a), dout{std::vector<T>(777)};
   gpu::affine_forward(da.get(), 777, T(1.7), T(-0.3), dout.get());
   check_close("affine_forward", out, dout.host(), tol<T>(1e-6));
 }
@@ -166,7 +166,7 @@ TEST_CASE_TEMPLATE("cuda parity: sum over an axis, max over the last axis", T, f
     const auto x = random_vector<T>(total, 50);
     std::vector<T> out(s.outer * s.inner);
     cpu::sum_axis_forward(x.data(), s.outer, s.n, s.inner, out.data());
-    DeviceArray<T> dx(x), dout(std::vector<T>(out.size(), T(7)));
+    DeviceArray<T> dx(x), dout{std::vector<T>(out.size(), T(7))};
     gpu::sum_axis_forward(dx.get(), s.outer, s.n, s.inner, dout.get());
     // f32: up to 20000 terms; the GPU's chunked sum is in another order.
     check_close("sum_axis_forward", out, dout.host(), tol<T>(1e-4));
@@ -191,8 +191,8 @@ TEST_CASE_TEMPLATE("cuda parity: sum over an axis, max over the last axis", T, f
   std::vector<T> out(rows);
   std::vector<int32_t> arg(rows);
   cpu::max_last_forward(x.data(), rows, n, out.data(), arg.data());
-  DeviceArray<T> dx(x), dout(std::vector<T>(rows));
-  DeviceArray<int32_t> darg(std::vector<int32_t>(rows, -1));
+  DeviceArray<T> dx(x), dout{std::vector<T>(rows)};
+  DeviceArray<int32_t> darg{std::vector<int32_t>(rows, -1)};
   gpu::max_last_forward(dx.get(), rows, n, dout.get(), darg.get());
   CHECK(darg.host() == arg);
   check_close("max_last_forward", out, dout.host(), 0.0);
@@ -428,7 +428,7 @@ TEST_CASE("cuda kernels with cross-row sums give the same bits run to run") {
   };
   {
     auto [a, c] = twice([&] {
-      DeviceArray<T> out(std::vector<T>(C));
+      DeviceArray<T> out{std::vector<T>(C)};
       gpu::sum_axis_forward(dx.get(), 1, rows, C, out.get());
       return out.host();
     });
@@ -436,9 +436,9 @@ TEST_CASE("cuda kernels with cross-row sums give the same bits run to run") {
   }
   {
     auto [a, c] = twice([&] {
-      DeviceArray<T> gb(std::vector<T>(C, T(0.5)));
-      gpu::binary_backward(gpu::BinaryOp::mul, dx.get(), rows * C, dw.get(), C, dd_y.get(), nullptr,
-                           gb.get());
+      DeviceArray<T> gb{std::vector<T>(C, T(0.5))};
+      gpu::binary_backward<T>(gpu::BinaryOp::mul, dx.get(), rows * C, dw.get(), C, dd_y.get(),
+                              nullptr, gb.get());
       return gb.host();
     });
     check_same_bits("binary_backward (broadcast operand)", a, c);
@@ -449,9 +449,9 @@ TEST_CASE("cuda kernels with cross-row sums give the same bits run to run") {
     gpu::layernorm_forward(dx.get(), dw.get(), db.get(), rows, C, T(1e-5), dy.get(), dmean.get(),
                            drstd.get());
     auto [a, c] = twice([&] {
-      DeviceArray<T> gw(std::vector<T>(C)), gb(std::vector<T>(C));
-      gpu::layernorm_backward(dx.get(), dw.get(), dmean.get(), drstd.get(), dd_y.get(), rows, C,
-                              nullptr, gw.get(), gb.get());
+      DeviceArray<T> gw{std::vector<T>(C)}, gb{std::vector<T>(C)};
+      gpu::layernorm_backward<T>(dx.get(), dw.get(), dmean.get(), drstd.get(), dd_y.get(), rows, C,
+                                 nullptr, gw.get(), gb.get());
       auto out = gw.host();
       const auto bias = gb.host();
       out.insert(out.end(), bias.begin(), bias.end());
@@ -464,7 +464,7 @@ TEST_CASE("cuda kernels with cross-row sums give the same bits run to run") {
     for (int64_t i = 0; i < rows; ++i) ids[i] = static_cast<int32_t>((i * 31) % 17);
     DeviceArray<int32_t> dids(ids);
     auto [a, c] = twice([&] {
-      DeviceArray<T> table(std::vector<T>(17 * C));
+      DeviceArray<T> table{std::vector<T>(17 * C)};
       gpu::embedding_backward(dids.get(), dd_y.get(), rows, C, table.get());
       return table.host();
     });
@@ -475,10 +475,10 @@ TEST_CASE("cuda kernels with cross-row sums give the same bits run to run") {
     for (size_t r = 0; r < targets.size(); ++r) targets[r] = static_cast<int32_t>(r % C);
     DeviceArray<int32_t> dtargets(targets);
     auto [a, c] = twice([&] {
-      DeviceArray<T> probs(std::vector<T>(rows / 4 * C)), losses(std::vector<T>(rows / 4)),
-          loss(std::vector<T>(1));
-      gpu::cross_entropy_forward(dx.get(), dtargets.get(), nullptr, rows / 4, C, probs.get(),
-                                 losses.get(), loss.get());
+      DeviceArray<T> probs{std::vector<T>(rows / 4 * C)}, losses{std::vector<T>(rows / 4)},
+          loss{std::vector<T>(1)};
+      gpu::cross_entropy_forward<T>(dx.get(), dtargets.get(), nullptr, rows / 4, C, probs.get(),
+                                    losses.get(), loss.get());
       return loss.host();
     });
     check_same_bits("cross_entropy_forward loss", a, c);
