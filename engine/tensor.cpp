@@ -79,11 +79,27 @@ double load(DType t, const void* p, int64_t i) {
 double Tensor::item(int64_t i) const {
   TAPIR_CHECK(i >= 0 && i < numel(), "item index ", i, " out of range for ", describe());
   if (device() == Device::cpu) return load(dtype(), raw(), i);
-  alignas(8) unsigned char value[8];
-  const size_t size = dtype_size(dtype());
-  cuda::copy_to_host(
-      value, static_cast<const unsigned char*>(raw()) + static_cast<size_t>(i) * size, size);
-  return load(dtype(), value, 0);
+  // One value copied into a host variable of its own type.
+  const auto* at =
+      static_cast<const unsigned char*>(raw()) + static_cast<size_t>(i) * dtype_size(dtype());
+  switch (dtype()) {
+    case DType::f32: {
+      float v = 0;
+      cuda::copy_to_host(&v, at, sizeof v);
+      return v;
+    }
+    case DType::f64: {
+      double v = 0;
+      cuda::copy_to_host(&v, at, sizeof v);
+      return v;
+    }
+    case DType::i32: {
+      int32_t v = 0;
+      cuda::copy_to_host(&v, at, sizeof v);
+      return v;
+    }
+  }
+  return 0;
 }
 
 std::string Tensor::describe() const {
