@@ -7,7 +7,8 @@
 // variants of a configuration step in turn, so that their ratios survive a
 // shared machine's changing load. With --device cuda the model, optimizer
 // state and batch live on the GPU and each step ends with a synchronize, so
-// the times are whole steps.
+// the times are whole steps; peak MB is still the host's, and the GEMM
+// columns read 0 (cuBLAS calls run asynchronously and are not timed).
 #include <cblas.h>
 #include <sys/resource.h>
 
