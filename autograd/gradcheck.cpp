@@ -13,8 +13,8 @@ namespace {
 double weighted_sum(const GradcheckFn& f, const std::vector<Tensor>& inputs, Tensor weights) {
   NoGrad no_grad;
   Tensor y = f(inputs);
-  const double* py = y.data<double>();
-  const double* pw = weights.data<double>();
+  const double* py = y.host_data<double>();
+  const double* pw = weights.host_data<double>();
   double total = 0;
   for (int64_t i = 0, n = y.numel(); i < n; ++i) total += py[i] * pw[i];
   return total;
@@ -35,7 +35,7 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& input
   TAPIR_CHECK(y.dtype() == DType::f64, "gradcheck: output must be f64, got ", y.describe());
   Tensor weights = empty(y.shape(), DType::f64);
   Rng rng(seed, 0);
-  rng.fill_uniform<double>(weights.data<double>(), weights.numel(), -1.0, 1.0);
+  rng.fill_uniform<double>(weights.host_data<double>(), weights.numel(), -1.0, 1.0);
   backward(sum_all(mul(y, weights)));
 
   GradcheckResult result;
@@ -43,8 +43,8 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor>& input
     Tensor x = inputs[k];
     if (!x.requires_grad()) continue;
     TAPIR_CHECK(x.has_grad(), "gradcheck: no gradient reached input ", k);
-    double* px = x.data<double>();
-    const double* analytic = x.grad<double>();
+    double* px = x.host_data<double>();
+    const double* analytic = x.host_grad<double>();
     for (int64_t i = 0, n = x.numel(); i < n; ++i) {
       const double saved = px[i];
       px[i] = saved + eps;

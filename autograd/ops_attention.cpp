@@ -32,9 +32,10 @@ void check_slopes(const char* op, Tensor qkv, int64_t heads, Tensor alibi_slopes
 void attention_backward(const Node& n) {
   Tensor qkv = n.input(0), out = n.output(), probs = n.saved_tensor(0);
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
+  const Device dev = out.device();
   dispatch_float("attention backward", qkv.dtype(), [&]<typename F>() {
-    cpu::attention_backward<F>(qkv.data<F>(), probs.data<F>(), out.grad<F>(), B, T, C, n.i[0],
-                               grad_for<F>(qkv));
+    TAPIR_KERNEL(dev, attention_backward<F>, qkv.data<F>(), probs.data<F>(), out.grad<F>(), B, T, C,
+                 n.i[0], grad_for<F>(qkv));
   });
 }
 TAPIR_REGISTER_OP(kAttention, "attention", attention_backward);
@@ -45,13 +46,14 @@ Tensor attention(Tensor qkv, int64_t heads, Tensor alibi_slopes) {
   const char* op = "attention";
   check_qkv(op, qkv, heads);
   check_slopes(op, qkv, heads, alibi_slopes);
+  const Device dev = op_device(op, {qkv, alibi_slopes});
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
-  Tensor out = empty(Shape{B, T, C}, qkv.dtype());
-  Tensor probs = empty(Shape{B, heads, T, T}, qkv.dtype());
+  Tensor out = empty(Shape{B, T, C}, qkv.dtype(), dev);
+  Tensor probs = empty(Shape{B, heads, T, T}, qkv.dtype(), dev);
   dispatch_float(op, qkv.dtype(), [&]<typename F>() {
-    cpu::attention_forward<F>(qkv.data<F>(), B, T, C, heads,
-                              alibi_slopes.defined() ? alibi_slopes.data<F>() : nullptr,
-                              probs.data<F>(), out.data<F>());
+    TAPIR_KERNEL(dev, attention_forward<F>, qkv.data<F>(), B, T, C, heads,
+                 alibi_slopes.defined() ? alibi_slopes.data<F>() : nullptr, probs.data<F>(),
+                 out.data<F>());
   });
   if (needs_grad({qkv})) {
     Node& node = record(kAttention, out, {qkv});
@@ -69,10 +71,11 @@ void score_spline_attention_backward(const Node& n) {
   Tensor qkv = n.input(0), g = n.input(1), out = n.output();
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
   const cpu::SplineGrid grid{g.shape().last(), n.f[0], n.f[1], n.i[1] != 0};
+  const Device dev = out.device();
   dispatch_float("score-spline attention backward", qkv.dtype(), [&]<typename F>() {
-    cpu::score_spline_attention_backward<F>(
-        qkv.data<F>(), n.saved_tensor(1).data<F>(), n.saved_tensor(0).data<F>(), out.grad<F>(), B,
-        T, C, n.i[0], g.data<F>(), grid, g.rank() == 2, grad_for<F>(qkv), grad_for<F>(g));
+    TAPIR_KERNEL(dev, score_spline_attention_backward<F>, qkv.data<F>(),
+                 n.saved_tensor(1).data<F>(), n.saved_tensor(0).data<F>(), out.grad<F>(), B, T, C,
+                 n.i[0], g.data<F>(), grid, g.rank() == 2, grad_for<F>(qkv), grad_for<F>(g));
   });
 }
 TAPIR_REGISTER_OP(kScoreSplineAttention, "score_spline_attention", score_spline_attention_backward);
@@ -83,10 +86,11 @@ void feature_spline_attention_backward(const Node& n) {
   Tensor qkv = n.input(0), g = n.input(1), out = n.output();
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
   const cpu::SplineGrid grid{g.numel(), n.f[0], n.f[1], n.i[1] != 0};
+  const Device dev = out.device();
   dispatch_float("feature-spline attention backward", qkv.dtype(), [&]<typename F>() {
-    cpu::feature_attention_backward<F>(qkv.data<F>(), n.saved_tensor(0).data<F>(), out.data<F>(),
-                                       out.grad<F>(), B, T, C, n.i[0], g.data<F>(), grid,
-                                       grad_for<F>(qkv), grad_for<F>(g));
+    TAPIR_KERNEL(dev, feature_attention_backward<F>, qkv.data<F>(), n.saved_tensor(0).data<F>(),
+                 out.data<F>(), out.grad<F>(), B, T, C, n.i[0], g.data<F>(), grid, grad_for<F>(qkv),
+                 grad_for<F>(g));
   });
 }
 TAPIR_REGISTER_OP(kFeatureSplineAttention, "feature_spline_attention",
@@ -116,14 +120,15 @@ Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double
   const bool per_head = g_values.rank() == 2;
   TAPIR_CHECK(g_values.rank() == 1 || (per_head && g_values.dim(0) == heads), op,
               ": score spline values must be (K) or (", heads, ", K), got ", g_values.describe());
+  const Device dev = op_device(op, {qkv, g_values, alibi_slopes});
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
-  Tensor out = empty(Shape{B, T, C}, qkv.dtype());
-  Tensor probs = empty(Shape{B, heads, T, T}, qkv.dtype());
-  Tensor scores = empty(Shape{B, heads, T, T}, qkv.dtype());
+  Tensor out = empty(Shape{B, T, C}, qkv.dtype(), dev);
+  Tensor probs = empty(Shape{B, heads, T, T}, qkv.dtype(), dev);
+  Tensor scores = empty(Shape{B, heads, T, T}, qkv.dtype(), dev);
   dispatch_float(op, qkv.dtype(), [&]<typename F>() {
-    cpu::score_spline_attention_forward<F>(
-        qkv.data<F>(), B, T, C, heads, alibi_slopes.defined() ? alibi_slopes.data<F>() : nullptr,
-        g_values.data<F>(), grid, per_head, scores.data<F>(), probs.data<F>(), out.data<F>());
+    TAPIR_KERNEL(dev, score_spline_attention_forward<F>, qkv.data<F>(), B, T, C, heads,
+                 alibi_slopes.defined() ? alibi_slopes.data<F>() : nullptr, g_values.data<F>(),
+                 grid, per_head, scores.data<F>(), probs.data<F>(), out.data<F>());
   });
   record_spline_attention(kScoreSplineAttention, out, qkv, g_values, heads, grid, probs, scores);
   return out;
@@ -137,12 +142,13 @@ Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, doub
   check_same_dtype(op, qkv, g_values);
   TAPIR_CHECK(g_values.rank() == 1, op, ": feature spline values must be (K), got ",
               g_values.describe());
+  const Device dev = op_device(op, {qkv, g_values});
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
-  Tensor out = empty(Shape{B, T, C}, qkv.dtype());
-  Tensor features = empty(Shape{B, T, 2 * C}, qkv.dtype());
+  Tensor out = empty(Shape{B, T, C}, qkv.dtype(), dev);
+  Tensor features = empty(Shape{B, T, 2 * C}, qkv.dtype(), dev);
   dispatch_float(op, qkv.dtype(), [&]<typename F>() {
-    cpu::feature_attention_forward<F>(qkv.data<F>(), B, T, C, heads, g_values.data<F>(), grid,
-                                      features.data<F>(), out.data<F>());
+    TAPIR_KERNEL(dev, feature_attention_forward<F>, qkv.data<F>(), B, T, C, heads,
+                 g_values.data<F>(), grid, features.data<F>(), out.data<F>());
   });
   record_spline_attention(kFeatureSplineAttention, out, qkv, g_values, heads, grid, features,
                           Tensor());

@@ -13,8 +13,8 @@ void binary_backward(const Node& n) {
   Tensor a = n.input(0), b = n.input(1), out = n.output();
   const auto op = static_cast<cpu::BinaryOp>(n.i[0]);
   dispatch_float("binary backward", out.dtype(), [&]<typename T>() {
-    cpu::binary_backward<T>(op, a.data<T>(), a.numel(), b.data<T>(), b.numel(), out.grad<T>(),
-                            grad_for<T>(a), grad_for<T>(b));
+    binary_backward_on<T>(out.device(), op, a.data<T>(), a.numel(), b.data<T>(), b.numel(),
+                          out.grad<T>(), grad_for<T>(a), grad_for<T>(b));
   });
 }
 
@@ -27,12 +27,13 @@ Tensor binary(const OpInfo& info, cpu::BinaryOp op, Tensor a, Tensor b) {
   check_defined(info.name, a, "first operand");
   check_defined(info.name, b, "second operand");
   check_same_dtype(info.name, a, b);
+  const Device dev = op_device(info.name, {a, b});
   const bool a_full = a.shape().ends_with(b.shape());
   TAPIR_CHECK(a_full || b.shape().ends_with(a.shape()), info.name, ": shapes ", a.shape().str(),
               " and ", b.shape().str(), " do not broadcast (one must be a suffix of the other)");
-  Tensor out = empty(a_full ? a.shape() : b.shape(), a.dtype());
+  Tensor out = empty(a_full ? a.shape() : b.shape(), a.dtype(), dev);
   dispatch_float(info.name, a.dtype(), [&]<typename T>() {
-    cpu::binary_forward<T>(op, a.data<T>(), a.numel(), b.data<T>(), b.numel(), out.data<T>());
+    binary_forward_on<T>(dev, op, a.data<T>(), a.numel(), b.data<T>(), b.numel(), out.data<T>());
   });
   if (needs_grad({a, b})) record(info, out, {a, b}).i[0] = static_cast<int64_t>(op);
   return out;
@@ -43,10 +44,8 @@ Tensor binary(const OpInfo& info, cpu::BinaryOp op, Tensor a, Tensor b) {
 void affine_backward(const Node& n) {
   Tensor a = n.input(0), out = n.output();
   dispatch_float("affine backward", out.dtype(), [&]<typename T>() {
-    const T* g = out.grad<T>();
-    T* ga = grad_for<T>(a);
-    const T scale = static_cast<T>(n.f[0]);
-    for (int64_t i = 0, len = a.numel(); i < len; ++i) ga[i] += g[i] * scale;
+    TAPIR_KERNEL(out.device(), affine_backward<T>, out.grad<T>(), a.numel(), static_cast<T>(n.f[0]),
+                 grad_for<T>(a));
   });
 }
 TAPIR_REGISTER_OP(kAffine, "affine", affine_backward);
@@ -57,8 +56,8 @@ void unary_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
   const auto op = static_cast<cpu::UnaryOp>(n.i[0]);
   dispatch_float("unary backward", out.dtype(), [&]<typename T>() {
-    cpu::unary_backward<T>(op, x.data<T>(), out.data<T>(), out.grad<T>(), x.numel(),
-                           grad_for<T>(x));
+    unary_backward_on<T>(out.device(), op, x.data<T>(), out.data<T>(), out.grad<T>(), x.numel(),
+                         grad_for<T>(x));
   });
 }
 
@@ -71,9 +70,10 @@ TAPIR_REGISTER_OP(kGelu, "gelu", unary_backward);
 
 Tensor unary(const OpInfo& info, cpu::UnaryOp op, Tensor x) {
   check_defined(info.name, x, "input");
-  Tensor out = empty(x.shape(), x.dtype());
+  const Device dev = op_device(info.name, {x});
+  Tensor out = empty(x.shape(), x.dtype(), dev);
   dispatch_float(info.name, x.dtype(), [&]<typename T>() {
-    cpu::unary_forward<T>(op, x.data<T>(), x.numel(), out.data<T>());
+    unary_forward_on<T>(dev, op, x.data<T>(), x.numel(), out.data<T>());
   });
   if (needs_grad({x})) record(info, out, {x}).i[0] = static_cast<int64_t>(op);
   return out;
@@ -96,10 +96,11 @@ Tensor div(Tensor a, Tensor b) {
 
 Tensor affine(Tensor a, double scale, double shift) {
   check_defined("affine", a, "input");
-  Tensor out = empty(a.shape(), a.dtype());
+  const Device dev = op_device("affine", {a});
+  Tensor out = empty(a.shape(), a.dtype(), dev);
   dispatch_float("affine", a.dtype(), [&]<typename T>() {
-    cpu::affine_forward<T>(a.data<T>(), a.numel(), static_cast<T>(scale), static_cast<T>(shift),
-                           out.data<T>());
+    TAPIR_KERNEL(dev, affine_forward<T>, a.data<T>(), a.numel(), static_cast<T>(scale),
+                 static_cast<T>(shift), out.data<T>());
   });
   if (needs_grad({a})) record(kAffine, out, {a}).f[0] = scale;
   return out;

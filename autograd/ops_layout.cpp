@@ -13,8 +13,8 @@ namespace {
 void reshape_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
   dispatch_float("reshape backward", x.dtype(), [&]<typename T>() {
-    cpu::binary_backward<T>(cpu::BinaryOp::add, x.data<T>(), x.numel(), x.data<T>(), x.numel(),
-                            out.grad<T>(), grad_for<T>(x), nullptr);
+    binary_backward_on<T>(x.device(), cpu::BinaryOp::add, x.data<T>(), x.numel(), x.data<T>(),
+                          x.numel(), out.grad<T>(), grad_for<T>(x), nullptr);
   });
 }
 TAPIR_REGISTER_OP(kReshape, "reshape", reshape_backward);
@@ -29,8 +29,9 @@ Last2 last2(Tensor x) {
 void transpose_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
   const Last2 s = last2(out);  // out (batch, C, R) maps back onto x (batch, R, C)
+  const Device dev = out.device();
   dispatch_float("transpose backward", x.dtype(), [&]<typename T>() {
-    cpu::transpose_last2<T>(out.grad<T>(), s.batch, s.R, s.C, grad_for<T>(x), true);
+    TAPIR_KERNEL(dev, transpose_last2<T>, out.grad<T>(), s.batch, s.R, s.C, grad_for<T>(x), true);
   });
 }
 TAPIR_REGISTER_OP(kTranspose, "transpose", transpose_backward);
@@ -47,13 +48,14 @@ void concat_backward(const Node& n) {
   Tensor out = n.output();
   const int axis = static_cast<int>(n.i[0]);
   const AxisSplit s = around(out, axis);
+  const Device dev = out.device();
   int64_t offset = 0;
   for (int k = 0; k < n.n_in; ++k) {
     Tensor part = n.input(k);
     dispatch_float("concat backward", out.dtype(), [&]<typename T>() {
       if (T* g = grad_for<T>(part))
-        cpu::copy_axis_block<T>(out.grad<T>(), s.outer, out.dim(axis), offset, g, part.dim(axis), 0,
-                                part.dim(axis), s.inner, true);
+        TAPIR_KERNEL(dev, copy_axis_block<T>, out.grad<T>(), s.outer, out.dim(axis), offset, g,
+                     part.dim(axis), 0, part.dim(axis), s.inner, true);
     });
     offset += part.dim(axis);
   }
@@ -65,18 +67,20 @@ void slice_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
   const int axis = static_cast<int>(n.i[0]);
   const AxisSplit s = around(x, axis);
+  const Device dev = out.device();
   dispatch_float("slice backward", x.dtype(), [&]<typename T>() {
-    cpu::copy_axis_block<T>(out.grad<T>(), s.outer, out.dim(axis), 0, grad_for<T>(x), x.dim(axis),
-                            n.i[1], out.dim(axis), s.inner, true);
+    TAPIR_KERNEL(dev, copy_axis_block<T>, out.grad<T>(), s.outer, out.dim(axis), 0, grad_for<T>(x),
+                 x.dim(axis), n.i[1], out.dim(axis), s.inner, true);
   });
 }
 TAPIR_REGISTER_OP(kSlice, "slice", slice_backward);
 
 void masked_fill_backward(const Node& n) {
   Tensor x = n.input(0), mask = n.input(1), out = n.output();
+  const Device dev = out.device();
   dispatch_float("masked_fill backward", x.dtype(), [&]<typename T>() {
-    cpu::masked_fill_backward<T>(out.grad<T>(), x.numel(), mask.data<int32_t>(), mask.numel(),
-                                 grad_for<T>(x));
+    TAPIR_KERNEL(dev, masked_fill_backward<T>, out.grad<T>(), x.numel(), mask.data<int32_t>(),
+                 mask.numel(), grad_for<T>(x));
   });
 }
 TAPIR_REGISTER_OP(kMaskedFill, "masked_fill", masked_fill_backward);
@@ -85,6 +89,7 @@ TAPIR_REGISTER_OP(kMaskedFill, "masked_fill", masked_fill_backward);
 
 Tensor reshape(Tensor x, const Shape& shape) {
   check_defined("reshape", x, "input");
+  op_device("reshape", {x});
   Tensor out = alias(x, shape);
   if (needs_grad({x})) record(kReshape, out, {x});
   return out;
@@ -93,13 +98,14 @@ Tensor reshape(Tensor x, const Shape& shape) {
 Tensor transpose(Tensor x) {
   check_defined("transpose", x, "input");
   TAPIR_CHECK(x.rank() >= 2, "transpose: needs at least 2 dimensions, got ", x.describe());
+  const Device dev = op_device("transpose", {x});
   Shape out_shape = x.shape();
   out_shape[-2] = x.dim(-1);
   out_shape[-1] = x.dim(-2);
-  Tensor out = empty(out_shape, x.dtype());
+  Tensor out = empty(out_shape, x.dtype(), dev);
   const Last2 s = last2(x);
   dispatch_float("transpose", x.dtype(), [&]<typename T>() {
-    cpu::transpose_last2<T>(x.data<T>(), s.batch, s.R, s.C, out.data<T>(), false);
+    TAPIR_KERNEL(dev, transpose_last2<T>, x.data<T>(), s.batch, s.R, s.C, out.data<T>(), false);
   });
   if (needs_grad({x})) record(kTranspose, out, {x});
   return out;
@@ -111,6 +117,7 @@ Tensor concat(std::initializer_list<Tensor> parts, int axis) {
               ": takes 1 to ", kMaxNodeInputs, " tensors, got ", parts.size());
   const Tensor first = *parts.begin();
   check_defined(op, first, "first part");
+  const Device dev = op_device(op, parts);
   const int a = normalize_axis(op, first, axis);
   Shape out_shape = first.shape();
   out_shape[a] = 0;
@@ -123,13 +130,13 @@ Tensor concat(std::initializer_list<Tensor> parts, int axis) {
                 a);
     out_shape[a] += p.dim(a);
   }
-  Tensor out = empty(out_shape, first.dtype());
+  Tensor out = empty(out_shape, first.dtype(), dev);
   const AxisSplit s = around(out, a);
   int64_t offset = 0;
   for (const Tensor& p : parts) {
     dispatch_float(op, p.dtype(), [&]<typename T>() {
-      cpu::copy_axis_block<T>(p.data<T>(), s.outer, p.dim(a), 0, out.data<T>(), out_shape[a],
-                              offset, p.dim(a), s.inner, false);
+      TAPIR_KERNEL(dev, copy_axis_block<T>, p.data<T>(), s.outer, p.dim(a), 0, out.data<T>(),
+                   out_shape[a], offset, p.dim(a), s.inner, false);
     });
     offset += p.dim(a);
   }
@@ -141,15 +148,16 @@ Tensor slice(Tensor x, int axis, int64_t begin, int64_t end) {
   const char* op = "slice";
   check_defined(op, x, "input");
   const int a = normalize_axis(op, x, axis);
+  const Device dev = op_device(op, {x});
   TAPIR_CHECK(0 <= begin && begin <= end && end <= x.dim(a), op, ": range [", begin, ", ", end,
               ") is outside axis ", a, " of ", x.describe());
   Shape out_shape = x.shape();
   out_shape[a] = end - begin;
-  Tensor out = empty(out_shape, x.dtype());
+  Tensor out = empty(out_shape, x.dtype(), dev);
   const AxisSplit s = around(x, a);
   dispatch_float(op, x.dtype(), [&]<typename T>() {
-    cpu::copy_axis_block<T>(x.data<T>(), s.outer, x.dim(a), begin, out.data<T>(), end - begin, 0,
-                            end - begin, s.inner, false);
+    TAPIR_KERNEL(dev, copy_axis_block<T>, x.data<T>(), s.outer, x.dim(a), begin, out.data<T>(),
+                 end - begin, 0, end - begin, s.inner, false);
   });
   if (needs_grad({x})) {
     Node& node = record(kSlice, out, {x});
@@ -166,10 +174,11 @@ Tensor masked_fill(Tensor x, Tensor mask, double value) {
   check_dtype(op, mask, DType::i32, "mask");
   TAPIR_CHECK(x.shape().ends_with(mask.shape()) && mask.numel() > 0, op, ": mask ", mask.describe(),
               " must match the trailing dimensions of ", x.describe());
-  Tensor out = empty(x.shape(), x.dtype());
+  const Device dev = op_device(op, {x, mask});
+  Tensor out = empty(x.shape(), x.dtype(), dev);
   dispatch_float(op, x.dtype(), [&]<typename T>() {
-    cpu::masked_fill_forward<T>(x.data<T>(), x.numel(), mask.data<int32_t>(), mask.numel(),
-                                static_cast<T>(value), out.data<T>());
+    TAPIR_KERNEL(dev, masked_fill_forward<T>, x.data<T>(), x.numel(), mask.data<int32_t>(),
+                 mask.numel(), static_cast<T>(value), out.data<T>());
   });
   if (needs_grad({x})) record(kMaskedFill, out, {x, mask});
   return out;

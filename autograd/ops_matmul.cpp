@@ -41,15 +41,16 @@ MatmulDims matmul_dims(Tensor a, Tensor b, bool ta, bool tb) {
 }
 
 template <typename T>
-void matmul_forward(const MatmulDims& d, bool ta, bool tb, const T* a, const T* b, T* c) {
+void matmul_forward(Device dev, const MatmulDims& d, bool ta, bool tb, const T* a, const T* b,
+                    T* c) {
   if (d.shared_b && !ta) {
     // Leading dimensions flatten into rows: one large GEMM.
-    cpu::gemm<T>(false, tb, d.batch * d.M, d.N, d.K, T(1), a, b, T(0), c);
+    TAPIR_KERNEL(dev, gemm<T>, false, tb, d.batch * d.M, d.N, d.K, T(1), a, b, T(0), c);
     return;
   }
   const int64_t sb = d.shared_b ? 0 : d.K * d.N;
   for (int64_t i = 0; i < d.batch; ++i)
-    cpu::gemm<T>(ta, tb, d.M, d.N, d.K, T(1), a + i * d.M * d.K, b + i * sb, T(0),
+    TAPIR_KERNEL(dev, gemm<T>, ta, tb, d.M, d.N, d.K, T(1), a + i * d.M * d.K, b + i * sb, T(0),
                  c + i * d.M * d.N);
 }
 
@@ -57,6 +58,7 @@ void matmul_backward(const Node& n) {
   Tensor a = n.input(0), b = n.input(1), c = n.output();
   const bool ta = n.i[0], tb = n.i[1];
   const MatmulDims d = matmul_dims(a, b, ta, tb);
+  const Device dev = c.device();
   dispatch_float("matmul backward", c.dtype(), [&]<typename T>() {
     const T* A = a.data<T>();
     const T* B = b.data<T>();
@@ -67,15 +69,15 @@ void matmul_backward(const Node& n) {
       const int64_t rows = d.batch * d.M;
       if (dA) {
         if (!tb)
-          cpu::gemm<T>(false, true, rows, d.K, d.N, T(1), dC, B, T(1), dA);
+          TAPIR_KERNEL(dev, gemm<T>, false, true, rows, d.K, d.N, T(1), dC, B, T(1), dA);
         else
-          cpu::gemm<T>(false, false, rows, d.K, d.N, T(1), dC, B, T(1), dA);
+          TAPIR_KERNEL(dev, gemm<T>, false, false, rows, d.K, d.N, T(1), dC, B, T(1), dA);
       }
       if (dB) {
         if (!tb)
-          cpu::gemm<T>(true, false, d.K, d.N, rows, T(1), A, dC, T(1), dB);
+          TAPIR_KERNEL(dev, gemm<T>, true, false, d.K, d.N, rows, T(1), A, dC, T(1), dB);
         else
-          cpu::gemm<T>(true, false, d.N, d.K, rows, T(1), dC, A, T(1), dB);
+          TAPIR_KERNEL(dev, gemm<T>, true, false, d.N, d.K, rows, T(1), dC, A, T(1), dB);
       }
       return;
     }
@@ -87,16 +89,16 @@ void matmul_backward(const Node& n) {
       if (dA) {
         T* dAi = dA + i * d.M * d.K;
         if (!ta)
-          cpu::gemm<T>(false, !tb, d.M, d.K, d.N, T(1), dCi, Bi, T(1), dAi);
+          TAPIR_KERNEL(dev, gemm<T>, false, !tb, d.M, d.K, d.N, T(1), dCi, Bi, T(1), dAi);
         else
-          cpu::gemm<T>(tb, true, d.K, d.M, d.N, T(1), Bi, dCi, T(1), dAi);
+          TAPIR_KERNEL(dev, gemm<T>, tb, true, d.K, d.M, d.N, T(1), Bi, dCi, T(1), dAi);
       }
       if (dB) {
         T* dBi = dB + i * sb;
         if (!tb)
-          cpu::gemm<T>(!ta, false, d.K, d.N, d.M, T(1), Ai, dCi, T(1), dBi);
+          TAPIR_KERNEL(dev, gemm<T>, !ta, false, d.K, d.N, d.M, T(1), Ai, dCi, T(1), dBi);
         else
-          cpu::gemm<T>(true, ta, d.N, d.K, d.M, T(1), dCi, Ai, T(1), dBi);
+          TAPIR_KERNEL(dev, gemm<T>, true, ta, d.N, d.K, d.M, T(1), dCi, Ai, T(1), dBi);
       }
     }
   });
@@ -110,13 +112,14 @@ Tensor matmul(Tensor a, Tensor b, bool trans_a, bool trans_b) {
   check_defined("matmul", a, "first operand");
   check_defined("matmul", b, "second operand");
   check_same_dtype("matmul", a, b);
+  const Device dev = op_device("matmul", {a, b});
   const MatmulDims d = matmul_dims(a, b, trans_a, trans_b);
   Shape out_shape = a.shape();
   out_shape[-2] = d.M;
   out_shape[-1] = d.N;
-  Tensor c = empty(out_shape, a.dtype());
+  Tensor c = empty(out_shape, a.dtype(), dev);
   dispatch_float("matmul", a.dtype(), [&]<typename T>() {
-    matmul_forward<T>(d, trans_a, trans_b, a.data<T>(), b.data<T>(), c.data<T>());
+    matmul_forward<T>(dev, d, trans_a, trans_b, a.data<T>(), b.data<T>(), c.data<T>());
   });
   if (needs_grad({a, b})) {
     Node& node = record(kMatmul, c, {a, b});
@@ -137,17 +140,15 @@ namespace {
 void linear_backward(const Node& n) {
   Tensor x = n.input(0), w = n.input(1), b = n.input(2), y = n.output();
   const int64_t rows = x.shape().rows(), in = w.dim(1), out = w.dim(0);
+  const Device dev = y.device();
   dispatch_float("linear backward", x.dtype(), [&]<typename T>() {
     const T* dy = y.grad<T>();
     if (T* dx = grad_for<T>(x))
-      cpu::gemm<T>(false, false, rows, in, out, T(1), dy, w.data<T>(), T(1), dx);
+      TAPIR_KERNEL(dev, gemm<T>, false, false, rows, in, out, T(1), dy, w.data<T>(), T(1), dx);
     if (T* dw = grad_for<T>(w))
-      cpu::gemm<T>(true, false, out, in, rows, T(1), dy, x.data<T>(), T(1), dw);
-    if (T* db = grad_for<T>(b)) {
-      // Column sums in row order: deterministic for any thread count.
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < out; ++j) db[j] += dy[r * out + j];
-    }
+      TAPIR_KERNEL(dev, gemm<T>, true, false, out, in, rows, T(1), dy, x.data<T>(), T(1), dw);
+    // Column sums in row order: deterministic for any thread count.
+    if (T* db = grad_for<T>(b)) TAPIR_KERNEL(dev, broadcast_rows_backward<T>, dy, rows, out, db);
   });
 }
 TAPIR_REGISTER_OP(kLinear, "linear", linear_backward);
@@ -159,6 +160,7 @@ Tensor linear(Tensor x, Tensor weight, Tensor bias) {
   check_defined(op, x, "input");
   check_defined(op, weight, "weight");
   check_same_dtype(op, x, weight);
+  const Device dev = op_device(op, {x, weight, bias});
   TAPIR_CHECK(weight.rank() == 2, op, ": weight must be (out, in), got ", weight.describe());
   const int64_t out = weight.dim(0), in = weight.dim(1);
   TAPIR_CHECK(x.rank() >= 1 && x.shape().last() == in, op, ": input ", x.describe(),
@@ -170,16 +172,12 @@ Tensor linear(Tensor x, Tensor weight, Tensor bias) {
   }
   Shape out_shape = x.shape();
   out_shape[-1] = out;
-  Tensor y = empty(out_shape, x.dtype());
+  Tensor y = empty(out_shape, x.dtype(), dev);
   const int64_t rows = x.shape().rows();
   dispatch_float(op, x.dtype(), [&]<typename T>() {
     T* py = y.data<T>();
-    if (bias.defined()) {
-      const T* pb = bias.data<T>();
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < out; ++j) py[r * out + j] = pb[j];
-    }
-    cpu::gemm<T>(false, true, rows, out, in, T(1), x.data<T>(), weight.data<T>(),
+    if (bias.defined()) TAPIR_KERNEL(dev, broadcast_rows<T>, bias.data<T>(), rows, out, py);
+    TAPIR_KERNEL(dev, gemm<T>, false, true, rows, out, in, T(1), x.data<T>(), weight.data<T>(),
                  bias.defined() ? T(1) : T(0), py);
   });
   if (needs_grad({x, weight, bias})) record(kLinear, y, {x, weight, bias});

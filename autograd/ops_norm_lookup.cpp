@@ -11,19 +11,21 @@ namespace {
 void layernorm_backward(const Node& n) {
   Tensor x = n.input(0), w = n.input(1), b = n.input(2), y = n.output();
   Tensor mean = n.saved_tensor(0), rstd = n.saved_tensor(1);
+  const Device dev = y.device();
   dispatch_float("layernorm backward", x.dtype(), [&]<typename T>() {
-    cpu::layernorm_backward<T>(x.data<T>(), w.data<T>(), mean.data<T>(), rstd.data<T>(),
-                               y.grad<T>(), x.shape().rows(), x.shape().last(), grad_for<T>(x),
-                               grad_for<T>(w), grad_for<T>(b));
+    TAPIR_KERNEL(dev, layernorm_backward<T>, x.data<T>(), w.data<T>(), mean.data<T>(),
+                 rstd.data<T>(), y.grad<T>(), x.shape().rows(), x.shape().last(), grad_for<T>(x),
+                 grad_for<T>(w), grad_for<T>(b));
   });
 }
 TAPIR_REGISTER_OP(kLayernorm, "layernorm", layernorm_backward);
 
 void embedding_backward(const Node& n) {
   Tensor table = n.input(0), ids = n.input(1), out = n.output();
+  const Device dev = out.device();
   dispatch_float("embedding backward", table.dtype(), [&]<typename T>() {
-    cpu::embedding_backward<T>(ids.data<int32_t>(), out.grad<T>(), ids.numel(), table.dim(1),
-                               grad_for<T>(table));
+    TAPIR_KERNEL(dev, embedding_backward<T>, ids.data<int32_t>(), out.grad<T>(), ids.numel(),
+                 table.dim(1), grad_for<T>(table));
   });
 }
 TAPIR_REGISTER_OP(kEmbedding, "embedding", embedding_backward);
@@ -42,13 +44,14 @@ Tensor layernorm(Tensor x, Tensor weight, Tensor bias, double eps) {
   TAPIR_CHECK(weight.shape() == Shape{C} && bias.shape() == Shape{C}, op, ": weight ",
               weight.describe(), " and bias ", bias.describe(), " must both be (", C, ")");
   TAPIR_CHECK(eps > 0, op, ": eps must be positive, got ", eps);
+  const Device dev = op_device(op, {x, weight, bias});
   const int64_t rows = x.shape().rows();
-  Tensor y = empty(x.shape(), x.dtype());
-  Tensor mean = empty(Shape{rows}, x.dtype());
-  Tensor rstd = empty(Shape{rows}, x.dtype());
+  Tensor y = empty(x.shape(), x.dtype(), dev);
+  Tensor mean = empty(Shape{rows}, x.dtype(), dev);
+  Tensor rstd = empty(Shape{rows}, x.dtype(), dev);
   dispatch_float(op, x.dtype(), [&]<typename T>() {
-    cpu::layernorm_forward<T>(x.data<T>(), weight.data<T>(), bias.data<T>(), rows, C,
-                              static_cast<T>(eps), y.data<T>(), mean.data<T>(), rstd.data<T>());
+    TAPIR_KERNEL(dev, layernorm_forward<T>, x.data<T>(), weight.data<T>(), bias.data<T>(), rows, C,
+                 static_cast<T>(eps), y.data<T>(), mean.data<T>(), rstd.data<T>());
   });
   if (needs_grad({x, weight, bias})) {
     Node& node = record(kLayernorm, y, {x, weight, bias});
@@ -65,16 +68,17 @@ Tensor embedding(Tensor table, Tensor ids) {
   check_dtype(op, ids, DType::i32, "ids");
   TAPIR_CHECK(table.rank() == 2, op, ": table must be (V, C), got ", table.describe());
   TAPIR_CHECK(ids.rank() < kMaxRank, op, ": ids of rank ", ids.rank(), " leave no room for C");
+  const Device dev = op_device(op, {table, ids});
   const int64_t V = table.dim(0), C = table.dim(1), n = ids.numel();
   const int32_t* p = ids.data<int32_t>();
-  for (int64_t i = 0; i < n; ++i)
-    TAPIR_CHECK(p[i] >= 0 && p[i] < V, op, ": id ", p[i], " at position ", i,
-                " is outside the table's ", V, " rows");
+  const int64_t bad = TAPIR_KERNEL(dev, first_out_of_range, p, n, V);
+  TAPIR_CHECK(bad < 0, op, ": id ", ids.item(bad), " at position ", bad, " is outside the table's ",
+              V, " rows");
   Shape out_shape = ids.shape();
   out_shape.dims[out_shape.rank++] = C;
-  Tensor out = empty(out_shape, table.dtype());
+  Tensor out = empty(out_shape, table.dtype(), dev);
   dispatch_float(op, table.dtype(), [&]<typename T>() {
-    cpu::embedding_forward<T>(table.data<T>(), p, n, C, out.data<T>());
+    TAPIR_KERNEL(dev, embedding_forward<T>, table.data<T>(), p, n, C, out.data<T>());
   });
   if (needs_grad({table})) record(kEmbedding, out, {table, ids});
   return out;

@@ -12,9 +12,10 @@ namespace {
 void spline_backward(const Node& n) {
   Tensor x = n.input(0), values = n.input(1), out = n.output();
   const cpu::SplineGrid grid{values.numel(), n.f[0], n.f[1], n.i[0] != 0};
+  const Device dev = out.device();
   dispatch_float("spline backward", x.dtype(), [&]<typename F>() {
-    cpu::spline_backward<F>(x.data<F>(), x.numel(), values.data<F>(), grid, out.grad<F>(),
-                            grad_for<F>(x), grad_for<F>(values));
+    TAPIR_KERNEL(dev, spline_backward<F>, x.data<F>(), x.numel(), values.data<F>(), grid,
+                 out.grad<F>(), grad_for<F>(x), grad_for<F>(values));
   });
 }
 TAPIR_REGISTER_OP(kSpline, "spline", spline_backward);
@@ -27,9 +28,11 @@ Tensor spline(Tensor x, Tensor values, double lo, double hi, bool linear_extrapo
   const cpu::SplineGrid grid = spline_grid(op, values, lo, hi, linear_extrapolation);
   check_same_dtype(op, x, values);
   TAPIR_CHECK(values.rank() == 1, op, ": values must be (K), got ", values.describe());
-  Tensor out = empty(x.shape(), x.dtype());
+  const Device dev = op_device(op, {x, values});
+  Tensor out = empty(x.shape(), x.dtype(), dev);
   dispatch_float(op, x.dtype(), [&]<typename F>() {
-    cpu::spline_forward<F>(x.data<F>(), x.numel(), values.data<F>(), grid, out.data<F>());
+    TAPIR_KERNEL(dev, spline_forward<F>, x.data<F>(), x.numel(), values.data<F>(), grid,
+                 out.data<F>());
   });
   if (needs_grad({x, values})) {
     Node& node = record(kSpline, out, {x, values});

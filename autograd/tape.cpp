@@ -52,11 +52,8 @@ void backward(Tensor loss) {
   TAPIR_CHECK(loss.requires_grad(),
               "backward: the loss does not depend on any tensor that "
               "requires a gradient");
-  void* g = ensure_grad(loss);
-  if (loss.dtype() == DType::f64)
-    *static_cast<double*>(g) = 1.0;
-  else
-    *static_cast<float*>(g) = 1.0f;
+  ensure_grad(loss);
+  fill(grad_view(loss), 1.0);  // d loss / d loss, wherever the loss lives
   const auto& nodes = tape().nodes();
   for (size_t k = nodes.size(); k-- > 0;) {
     const Node& node = nodes[k];
@@ -69,6 +66,7 @@ void backward(Tensor loss) {
 void reset_step() {
   tape().clear();
   step_arena().reset();
+  device_arena().reset();
 }
 
 }  // namespace tapir

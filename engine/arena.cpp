@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "engine/cuda/runtime.h"
+
 namespace tapir {
 
 namespace {
@@ -12,17 +14,26 @@ size_t round_up(size_t n, size_t a) {
 }
 }  // namespace
 
-Arena::Arena(size_t initial_bytes) {
-  add_block(initial_bytes);
+Arena::Arena(size_t initial_bytes, bool on_device)
+    : initial_bytes_(initial_bytes), on_device_(on_device) {
+  if (!on_device_) add_block(initial_bytes);
 }
 
 Arena::~Arena() {
-  for (auto& b : blocks_) std::free(b.data);
+  for (auto& b : blocks_) free_block(b);
+}
+
+void Arena::free_block(Block& b) {
+  if (on_device_)
+    cuda::device_free(b.data);
+  else
+    std::free(b.data);
 }
 
 void Arena::add_block(size_t min_bytes) {
   size_t size = round_up(min_bytes < (size_t{1} << 20) ? size_t{1} << 20 : min_bytes, kAlign);
-  auto* data = static_cast<uint8_t*>(std::aligned_alloc(kAlign, size));
+  auto* data = static_cast<uint8_t*>(on_device_ ? cuda::device_alloc(size)
+                                                : std::aligned_alloc(kAlign, size));
   if (!data) throw std::bad_alloc();
   blocks_.push_back({data, size});
   ++block_allocations_;
@@ -30,6 +41,7 @@ void Arena::add_block(size_t min_bytes) {
 
 void* Arena::allocate(size_t bytes) {
   bytes = round_up(bytes == 0 ? 1 : bytes, kAlign);
+  if (blocks_.empty()) add_block(bytes > initial_bytes_ ? bytes : initial_bytes_);
   while (offset_ + bytes > blocks_[current_].size) {
     used_before_current_ += offset_;
     offset_ = 0;
@@ -48,7 +60,10 @@ void* Arena::allocate(size_t bytes) {
 
 void* Arena::allocate_zeroed(size_t bytes) {
   void* p = allocate(bytes);
-  std::memset(p, 0, bytes);
+  if (on_device_)
+    cuda::memset_device(p, 0, bytes);
+  else
+    std::memset(p, 0, bytes);
   return p;
 }
 
@@ -56,7 +71,7 @@ void Arena::reset() {
   if (blocks_.size() > 1) {
     size_t total = 0;
     for (auto& b : blocks_) total += b.size;
-    for (auto& b : blocks_) std::free(b.data);
+    for (auto& b : blocks_) free_block(b);
     blocks_.clear();
     add_block(total > high_water_ ? total : high_water_);
   }

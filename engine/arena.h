@@ -5,6 +5,10 @@
 //
 // Parameters and optimizer state do not live here: they are HeapTensors
 // (engine/tensor.h) with their own lifetime.
+//
+// A device arena (on_device) bumps through GPU blocks from the CUDA caching
+// allocator (engine/cuda/runtime.h) instead; it takes its first block on
+// first use, so a CPU-only program never touches CUDA.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +20,7 @@ class Arena {
  public:
   static constexpr size_t kAlign = 64;  // a cache line; also AVX-512 friendly
 
-  explicit Arena(size_t initial_bytes = size_t{1} << 20);
+  explicit Arena(size_t initial_bytes = size_t{1} << 20, bool on_device = false);
   ~Arena();
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
@@ -44,6 +48,10 @@ class Arena {
   };
   void add_block(size_t min_bytes);
 
+  void free_block(Block& b);
+
+  size_t initial_bytes_;
+  bool on_device_;
   std::vector<Block> blocks_;
   size_t current_ = 0;  // index of the block being bumped
   size_t offset_ = 0;   // bytes used in the current block

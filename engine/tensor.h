@@ -7,19 +7,22 @@
 //   - long-lived tensors (parameters, optimizer state, datasets) are
 //     HeapTensors, which own their memory and hand out Tensor handles.
 // A Tensor is a pointer-sized value: copying it never copies data.
+//
+// A tensor lives on a device (engine/device.h). On cuda, data<T>() is a
+// device pointer for kernels; host code that reads or writes values uses
+// host_data<T>(), which fails on a device tensor (copy it with to_host()).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "engine/device.h"
 #include "engine/dtype.h"
 #include "engine/error.h"
 #include "engine/shape.h"
 
 namespace tapir {
-
-enum class Device : uint8_t { cpu, cuda };
 
 struct TensorImpl {
   void* data = nullptr;
@@ -51,7 +54,8 @@ class Tensor {
   void* raw() const { return impl_->data; }
   void* raw_grad() const { return impl_->grad; }
 
-  // Typed access; the element type must match the dtype.
+  // Typed access to the data wherever it lives (a device pointer on cuda);
+  // the element type must match the dtype.
   template <typename T>
   T* data() const {
     check_dtype(dtype_of<T>());
@@ -63,12 +67,29 @@ class Tensor {
     return static_cast<T*>(impl_->grad);
   }
 
-  // Value of element i as a double, for tests and printing (any dtype).
+  // Typed host access: fails clearly unless the tensor is on the cpu.
+  template <typename T>
+  T* host_data() const {
+    check_host();
+    return data<T>();
+  }
+  template <typename T>
+  T* host_grad() const {
+    check_host();
+    return grad<T>();
+  }
+
+  // Value of element i as a double, for tests and printing (any dtype, any
+  // device: on cuda it copies that one value to the host).
   double item(int64_t i = 0) const;
 
-  std::string describe() const;  // "f32 (2, 3)"
+  std::string describe() const;  // "f32 (2, 3)", "f32 (2, 3) on cuda"
 
  private:
+  void check_host() const {
+    if (impl_->device != Device::cpu)
+      fail("host access to ", describe(), "; copy it to the host first (to_host)");
+  }
   void check_dtype(DType t) const {
     if (impl_->dtype != t)
       fail("tensor of dtype ", dtype_name(impl_->dtype), " accessed as ", dtype_name(t));
@@ -82,7 +103,7 @@ class Tensor {
 class HeapTensor {
  public:
   HeapTensor() = default;
-  HeapTensor(const Shape& shape, DType dtype, bool with_grad = false);
+  HeapTensor(const Shape& shape, DType dtype, bool with_grad = false, Device device = Device::cpu);
   ~HeapTensor();
   HeapTensor(HeapTensor&&) noexcept;
   HeapTensor& operator=(HeapTensor&&) noexcept;
@@ -96,14 +117,22 @@ class HeapTensor {
   void zero();       // data := 0
   void zero_grad();  // grad := 0 (no-op without a grad buffer)
 
+  // Moves data and gradient to another device in place: handles from view()
+  // stay valid and see the new device.
+  void to_device(Device device);
+
  private:
+  void release();
   std::unique_ptr<TensorImpl> impl_;
 };
 
-// --- step temporaries (from the workspace arena) -----------------------------
+// --- step temporaries (from the workspace arenas) ----------------------------
+// Without a device argument they allocate on current_device().
 
 Tensor empty(const Shape& shape, DType dtype = DType::f32);
+Tensor empty(const Shape& shape, DType dtype, Device device);
 Tensor zeros(const Shape& shape, DType dtype = DType::f32);
+Tensor zeros(const Shape& shape, DType dtype, Device device);
 Tensor full(const Shape& shape, double value, DType dtype = DType::f32);
 // A copy of host values, e.g. from_values({2, 2}, {1, 2, 3, 4}).
 Tensor from_values(const Shape& shape, std::initializer_list<double> values,
@@ -111,13 +140,28 @@ Tensor from_values(const Shape& shape, std::initializer_list<double> values,
 // Same data, new shape (no copy, no tape: see ops reshape() for the
 // differentiable form). Element counts must match.
 Tensor alias(Tensor t, const Shape& shape);
-// A new tensor holding a copy of t's values, converted to dtype.
+// A new tensor on the current device holding t's values converted to dtype.
 Tensor cast(Tensor t, DType dtype);
 
-void copy_values(Tensor dst, Tensor src);  // same shape and dtype
-void fill(Tensor t, double value);
+// A step-arena copy of t on `device` (t itself when it is already there).
+// Gradients are not copied and the copy is not on the tape.
+Tensor to_device(Tensor t, Device device);
+inline Tensor to_host(Tensor t) {
+  return to_device(t, Device::cpu);
+}
 
-// Allocates t's gradient buffer (zeroed) in the arena if it has none.
+void copy_values(Tensor dst, Tensor src);  // same shape and dtype, any devices
+void fill(Tensor t, double value);
+// t's bytes (nbytes()) to or from host memory, wherever t lives.
+void read_bytes(Tensor t, void* host_dst);
+void write_bytes(Tensor t, const void* host_src);
+
+// A step-arena handle over t's gradient buffer (same shape, dtype and device;
+// t must have one), e.g. to_host(grad_view(p)) to read a gradient.
+Tensor grad_view(Tensor t);
+
+// Allocates t's gradient buffer (zeroed) on t's device, in the arena, if it
+// has none.
 void* ensure_grad(Tensor t);
 
 }  // namespace tapir

@@ -46,8 +46,9 @@ Architecture architecture_of(Transformer& model) {
   a.heads = c.heads;
   for (const Transformer::LearnedFunction& f : model.learned_functions()) {
     Tensor v = f.spline->values().tensor();
-    a.functions.push_back({f.spline->values().name, f.slot, f.layer, f.spline->rows(),
-                           std::vector<float>(v.data<float>(), v.data<float>() + v.numel())});
+    std::vector<float> values(static_cast<size_t>(v.numel()));
+    read_bytes(v, values.data());
+    a.functions.push_back({f.spline->values().name, f.slot, f.layer, f.spline->rows(), values});
   }
   return a;
 }
@@ -143,7 +144,7 @@ void load_architecture_values(const Architecture& arch, Transformer& model, bool
     if (!source) continue;  // a slot the architecture leaves to the model
     TAPIR_CHECK(int64_t(source->values.size()) == p.tensor().numel(), label, ": function '", p.name,
                 "' has ", source->values.size(), " values, the model ", p.tensor().numel());
-    std::memcpy(p.tensor().raw(), source->values.data(), source->values.size() * sizeof(float));
+    write_bytes(p.tensor(), source->values.data());
     p.set_frozen(!trainable);
     ++matched;
   }

@@ -1,16 +1,23 @@
 #include "nn/checkpoint.h"
 
-#include <cstring>
 #include <set>
 
 namespace tapir {
+
+const void* HostBytes::of(Tensor t) {
+  if (t.device() == Device::cpu) return t.raw();
+  copies_.emplace_back(t.nbytes());
+  read_bytes(t, copies_.back().data());
+  return copies_.back().data();
+}
 
 void save_parameters(const std::string& path, const std::vector<Parameter*>& params,
                      const Metadata& metadata) {
   std::vector<SafeTensorWrite> writes;
   writes.reserve(params.size());
+  HostBytes host;
   for (const Parameter* p : params)
-    writes.push_back({p->name, DType::f32, p->tensor().shape().vec(), p->tensor().raw()});
+    writes.push_back({p->name, DType::f32, p->tensor().shape().vec(), host.of(p->tensor())});
   save_safetensors(path, writes, metadata);
 }
 
@@ -27,7 +34,7 @@ void load_parameters(const SafeTensorsFile& file, const std::vector<Parameter*>&
                 file_shape.str(), " in the file but ", p->tensor().shape().str(), " in the model");
     TAPIR_CHECK(view->dtype == DType::f32, label, ": parameter '", p->name, "' is ",
                 dtype_name(view->dtype), ", expected F32");
-    std::memcpy(p->tensor().raw(), view->data, view->nbytes);
+    write_bytes(p->tensor(), view->data);
   }
   for (const SafeTensorView& view : file.tensors())
     TAPIR_CHECK(expected.count(view.name), label, ": tensor '", view.name,

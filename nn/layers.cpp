@@ -6,7 +6,7 @@ namespace tapir {
 
 void init_normal(Parameter& p, Rng& rng, double std) {
   Tensor t = p.tensor();
-  rng.fill_normal<float>(t.data<float>(), t.numel(), 0.0f, static_cast<float>(std));
+  rng.fill_normal<float>(t.host_data<float>(), t.numel(), 0.0f, static_cast<float>(std));
 }
 
 Linear::Linear(int64_t in, int64_t out, bool bias) : in_(in), out_(out) {

@@ -33,6 +33,12 @@ void Module::set_training(bool on) {
   for (auto& [name, child] : children_) child->set_training(on);
 }
 
+void Module::to_device(Device device) {
+  for (auto& owned : params_) owned.param->value.to_device(device);
+  move_buffers(device);
+  for (auto& [name, child] : children_) child->to_device(device);
+}
+
 Parameter& Module::add_parameter(const std::string& local_name, const Shape& shape, bool decay) {
   for (auto& owned : params_)
     TAPIR_CHECK(owned.local_name != local_name, "parameter '", local_name, "' registered twice");

@@ -43,7 +43,13 @@ class Module {
   void set_training(bool on);
   bool training() const { return training_; }
 
+  // Moves every parameter (values and gradient buffers, in place: handles
+  // stay valid) and buffer of this module and its children to `device`.
+  void to_device(Device device);
+
  protected:
+  // Moves a module's own non-parameter tensors (fixed tables); the default has none.
+  virtual void move_buffers(Device /*device*/) {}
   // Registers a parameter owned by this module (zero-initialised f32).
   Parameter& add_parameter(const std::string& local_name, const Shape& shape, bool decay);
   // Registers a child; the child must outlive this module (usually a member).

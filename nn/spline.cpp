@@ -83,7 +83,7 @@ Spline::Spline(const SplineConfig& config, int64_t rows) : config_(config), rows
 
 void Spline::reset() {
   const std::vector<double> v = spline_init_values(config_);
-  float* out = values_->tensor().data<float>();
+  float* out = values_->tensor().host_data<float>();
   for (int64_t r = 0; r < rows_; ++r)
     for (int64_t k = 0; k < config_.knots; ++k)
       out[r * config_.knots + k] = static_cast<float>(v[static_cast<size_t>(k)]);

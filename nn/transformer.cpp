@@ -186,12 +186,13 @@ Transformer::Transformer(const ModelConfig& config)
     // swamp tapir's small token embeddings and modular addition stops
     // generalising.)
     sinusoidal_table(config.context, config.width, config.init_std,
-                     pos_table_.view().data<float>());
+                     pos_table_.view().host_data<float>());
   } else if (config.pos == "alibi") {
     alibi_slopes_ = HeapTensor(Shape{config.heads}, DType::f32);
     const std::vector<double> slopes = alibi_slopes(config.heads);
     for (int64_t h = 0; h < config.heads; ++h)
-      alibi_slopes_.view().data<float>()[h] = static_cast<float>(slopes[static_cast<size_t>(h)]);
+      alibi_slopes_.view().host_data<float>()[h] =
+          static_cast<float>(slopes[static_cast<size_t>(h)]);
   }
   // Per-layer learned functions are children of their block; a fixed
   // activation (no parameters) or a shared spline is made once.
@@ -287,6 +288,11 @@ Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden,
 
 Tensor Transformer::readout(Tensor h) {
   return head_.forward(ln_f_.forward(h));
+}
+
+void Transformer::move_buffers(Device device) {
+  if (pos_table_.defined()) pos_table_.to_device(device);
+  if (alibi_slopes_.defined()) alibi_slopes_.to_device(device);
 }
 
 }  // namespace tapir

@@ -137,6 +137,8 @@ class Transformer : public Module {
   std::vector<LearnedFunction> learned_functions();
 
  private:
+  void move_buffers(Device device) override;
+
   ModelConfig config_;
   Embedding tok_emb_;
   std::unique_ptr<Embedding> pos_emb_;  // pos = learned

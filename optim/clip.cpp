@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/cpu/kernels.h"
+#include "autograd/dispatch.h"
 
 namespace tapir {
 
@@ -17,7 +17,7 @@ double global_grad_norm(const std::vector<Parameter*>& params) {
   for (const Parameter* p : params) {
     if (!has_gradient(p)) continue;
     const Tensor t = p->tensor();
-    sum += cpu::sum_of_squares(t.grad<float>(), t.numel());
+    sum += TAPIR_KERNEL(t.device(), sum_of_squares, t.grad<float>(), t.numel());
   }
   return std::sqrt(sum);
 }
@@ -30,7 +30,7 @@ double clip_grad_norm(const std::vector<Parameter*>& params, double max_norm) {
     if (!has_gradient(p)) continue;
     const Tensor t = p->tensor();
     float* g = t.grad<float>();
-    cpu::affine_forward<float>(g, t.numel(), scale, 0.0f, g);
+    TAPIR_KERNEL(t.device(), affine_forward<float>, g, t.numel(), scale, 0.0f, g);
   }
   return norm;
 }

@@ -82,7 +82,7 @@ Tensor ConstrainedTrainer::compute_loss(Tensor inputs, Tensor targets, Tensor ma
 std::vector<double> ConstrainedTrainer::dual_batch_constraints() {
   NoGrad no_grad;
   task_->sample("train", cc_.dual_batch, dual_rng_, dual_batch_);
-  const BatchTensors t = to_tensors(dual_batch_);
+  const BatchTensors t = to_tensors(dual_batch_, device_);
   const std::vector<double> f = values_of(layer_losses(*model_, t.inputs, t.targets, t.mask));
   reset_step();
   return descent_constraints(f, cc_);

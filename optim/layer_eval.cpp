@@ -27,12 +27,12 @@ std::vector<EvalTally> evaluate(Trainer& trainer, const std::string& split,
     const int64_t count = std::min(config.eval_batch, n - begin);
     task.eval_batch(split, begin, count, batch);
     if (perturb.on_batch) perturb.on_batch(batch);
-    const BatchTensors t = to_tensors(batch);
+    const BatchTensors t = to_tensors(batch, trainer.device());
     Tensor outputs = model.forward(t.inputs, all_layers ? &hidden : nullptr, perturb.on_embeddings);
     for (size_t l = 0; l < layers; ++l) {
-      Tensor out = l + 1 < layers ? model.readout(hidden[l]) : outputs;
-      batch_position_losses(task, batch, out.data<float>(), losses);
-      task.score(batch, out.data<float>(), losses.data(), tallies[l]);
+      const Tensor out = to_host(l + 1 < layers ? model.readout(hidden[l]) : outputs);
+      batch_position_losses(task, batch, out.host_data<float>(), losses);
+      task.score(batch, out.host_data<float>(), losses.data(), tallies[l]);
     }
     reset_step();
   }
@@ -73,7 +73,8 @@ const char* noise_kind_name(NoiseKind kind) {
 double perturbation_scale(Transformer& model) {
   if (model.config().input == "frames") return 1.0;
   const Tensor table = model.find_parameter("tok_emb.weight")->tensor();
-  const float* w = table.data<float>();
+  std::vector<float> w(static_cast<size_t>(table.numel()));
+  read_bytes(table, w.data());
   double sum = 0;
   for (int64_t i = 0; i < table.numel(); ++i) sum += double(w[i]) * double(w[i]);
   return std::sqrt(sum / double(table.numel()));
@@ -118,9 +119,9 @@ Perturbation make_perturbation(NoiseKind kind, double gamma, Transformer& model,
     };
   } else {
     p.on_embeddings = [draw](Tensor h0) {
-      Tensor noise = empty(h0.shape(), DType::f32);
-      draw(noise.data<float>(), noise.numel());
-      return add(h0, noise);
+      Tensor noise = empty(h0.shape(), DType::f32, Device::cpu);
+      draw(noise.host_data<float>(), noise.numel());
+      return add(h0, to_device(noise, h0.device()));
     };
   }
   return p;

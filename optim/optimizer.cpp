@@ -1,6 +1,6 @@
 #include "optim/optimizer.h"
 
-#include "engine/cpu/kernels.h"
+#include "autograd/dispatch.h"
 #include "engine/error.h"
 
 namespace tapir {
@@ -30,7 +30,8 @@ void Optimizer::set_steps(int64_t steps) {
 std::vector<HeapTensor> Optimizer::make_state() const {
   std::vector<HeapTensor> state;
   state.reserve(params_.size());
-  for (Parameter* p : params_) state.emplace_back(p->tensor().shape(), DType::f32);
+  for (Parameter* p : params_)
+    state.emplace_back(p->tensor().shape(), DType::f32, false, p->tensor().device());
   return state;
 }
 
@@ -55,8 +56,9 @@ void SGD::step(double lr) {
     const Tensor w = ps[i]->tensor();
     const double decay = ps[i]->decay ? weight_decay_ : 0.0;
     float* velocity = velocity_.empty() ? nullptr : velocity_[i].view().data<float>();
-    cpu::sgd_update(w.data<float>(), w.grad<float>(), velocity, w.numel(), static_cast<float>(lr),
-                    static_cast<float>(momentum_), static_cast<float>(decay), nesterov_);
+    TAPIR_KERNEL(w.device(), sgd_update, w.data<float>(), w.grad<float>(), velocity, w.numel(),
+                 static_cast<float>(lr), static_cast<float>(momentum_), static_cast<float>(decay),
+                 nesterov_);
   }
 }
 
@@ -92,10 +94,10 @@ void Adam::step(double lr) {
     if (!trains(i)) continue;
     const Tensor w = ps[i]->tensor();
     const double decay = ps[i]->decay ? weight_decay_ : 0.0;
-    cpu::adam_update(w.data<float>(), w.grad<float>(), m_[i].view().data<float>(),
-                     v_[i].view().data<float>(), w.numel(), static_cast<float>(lr),
-                     static_cast<float>(beta1_), static_cast<float>(beta2_),
-                     static_cast<float>(eps_), static_cast<float>(decay), decoupled_, t);
+    TAPIR_KERNEL(w.device(), adam_update, w.data<float>(), w.grad<float>(),
+                 m_[i].view().data<float>(), v_[i].view().data<float>(), w.numel(),
+                 static_cast<float>(lr), static_cast<float>(beta1_), static_cast<float>(beta2_),
+                 static_cast<float>(eps_), static_cast<float>(decay), decoupled_, t);
   }
 }
 

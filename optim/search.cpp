@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 
 #include "autograd/ops.h"
@@ -82,7 +81,7 @@ Search::Search(const SearchConfig& config, std::string out_dir)
     p->name = src.name;
     p->value = HeapTensor(src.tensor().shape(), DType::f32, true);
     p->decay = false;
-    std::memcpy(p->tensor().raw(), src.tensor().raw(), src.tensor().nbytes());
+    copy_values(p->tensor(), src.tensor());  // the shared functions live on the host
     shared_.push_back(std::move(p));
   }
   arch_optimizer_ = make_optimizer(config_.arch_optimizer, shared_parameters());
@@ -135,8 +134,7 @@ bool Search::active(int model) const {
 
 void Search::copy_shared_into(Member& member) {
   for (size_t k = 0; k < shared_.size(); ++k)
-    std::memcpy(member.splines[k]->values().tensor().raw(), shared_[k]->tensor().raw(),
-                shared_[k]->tensor().nbytes());
+    copy_values(member.splines[k]->values().tensor(), shared_[k]->tensor());
 }
 
 double Search::arch_backward(int model) {
@@ -151,7 +149,7 @@ double Search::arch_backward(int model) {
   }
   Batch batch;
   trainer.task().sample("arch", config_.arch_batch, member.arch_rng, batch);
-  const BatchTensors t = to_tensors(batch);
+  const BatchTensors t = to_tensors(batch, trainer.device());
   Tensor loss = task_loss(trainer.model().forward(t.inputs), t.targets, t.mask);
   const double value = loss.item();
   TAPIR_CHECK(std::isfinite(value), "search: D_arch loss of model ", model, " became ", value,
@@ -159,9 +157,10 @@ double Search::arch_backward(int model) {
   backward(loss);
   reset_step();
   for (size_t k = 0; k < shared_.size(); ++k) {
-    Tensor g = member.splines[k]->values().tensor();
-    float* dst = shared_[k]->tensor().grad<float>();
-    const float* src = g.grad<float>();
+    // The member's gradient, read on the host (a copy when the member is on cuda).
+    const Tensor g = to_host(grad_view(member.splines[k]->values().tensor()));
+    float* dst = shared_[k]->tensor().host_grad<float>();
+    const float* src = g.host_data<float>();
     for (int64_t i = 0; i < g.numel(); ++i) dst[i] += src[i];
     member.splines[k]->values().value.zero_grad();
   }
@@ -184,8 +183,8 @@ void Search::add_smoothness_gradient() {
   for (auto& p : shared_) {
     Tensor t = p->tensor();
     const int64_t K = t.shape().last(), rows = t.numel() / K;
-    const float* v = t.data<float>();
-    float* g = t.grad<float>();
+    const float* v = t.host_data<float>();
+    float* g = t.host_grad<float>();
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 1; k + 1 < K; ++k) {
         const double d2 = double(v[r * K + k - 1]) - 2.0 * v[r * K + k] + v[r * K + k + 1];
@@ -210,14 +209,14 @@ void Search::step() {
   if (active_models > 0) {
     if (config_.arch_grad_mean)
       for (auto& p : shared_) {
-        float* g = p->tensor().grad<float>();
+        float* g = p->tensor().host_grad<float>();
         for (int64_t i = 0; i < p->tensor().numel(); ++i) g[i] /= float(active_models);
       }
     if (config_.smoothness > 0) add_smoothness_gradient();
     arch_optimizer_->step(config_.arch_lr);
     if (config_.amplitude > 0)
       for (auto& p : shared_) {
-        float* v = p->tensor().data<float>();
+        float* v = p->tensor().host_data<float>();
         const float a = static_cast<float>(config_.amplitude);
         for (int64_t i = 0; i < p->tensor().numel(); ++i) v[i] = std::clamp(v[i], -a, a);
       }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -66,21 +65,21 @@ void batch_position_losses(const Task& task, const Batch& batch, const float* ou
   }
 }
 
-BatchTensors to_tensors(const Batch& batch) {
+BatchTensors to_tensors(const Batch& batch, Device device) {
   BatchTensors t;
   if (batch.n > 0) {
-    t.inputs = empty(Shape{batch.B, batch.T, batch.n}, DType::f32);
-    t.targets = empty(Shape{batch.B, batch.T, batch.n}, DType::f32);
-    std::copy(batch.inputs.begin(), batch.inputs.end(), t.inputs.data<float>());
-    std::copy(batch.values.begin(), batch.values.end(), t.targets.data<float>());
+    t.inputs = empty(Shape{batch.B, batch.T, batch.n}, DType::f32, device);
+    t.targets = empty(Shape{batch.B, batch.T, batch.n}, DType::f32, device);
+    write_bytes(t.inputs, batch.inputs.data());
+    write_bytes(t.targets, batch.values.data());
   } else {
-    t.inputs = empty(Shape{batch.B, batch.T}, DType::i32);
-    t.targets = empty(Shape{batch.B, batch.T}, DType::i32);
-    std::copy(batch.tokens.begin(), batch.tokens.end(), t.inputs.data<int32_t>());
-    std::copy(batch.targets.begin(), batch.targets.end(), t.targets.data<int32_t>());
+    t.inputs = empty(Shape{batch.B, batch.T}, DType::i32, device);
+    t.targets = empty(Shape{batch.B, batch.T}, DType::i32, device);
+    write_bytes(t.inputs, batch.tokens.data());
+    write_bytes(t.targets, batch.targets.data());
   }
-  t.mask = empty(Shape{batch.B, batch.T}, DType::f32);
-  std::copy(batch.mask.begin(), batch.mask.end(), t.mask.data<float>());
+  t.mask = empty(Shape{batch.B, batch.T}, DType::f32, device);
+  write_bytes(t.mask, batch.mask.data());
   return t;
 }
 
@@ -91,19 +90,21 @@ Tensor task_loss(Tensor outputs, Tensor targets, Tensor mask) {
               "mean squared error: outputs ", outputs.describe(), ", targets ", targets.describe(),
               " and mask ", mask.describe(), " do not fit");
   // The mask's weights, normalised on the host: the mask gets no gradient.
-  Tensor weights = empty(mask.shape(), DType::f32);
-  const float* m = mask.data<float>();
+  Tensor weights = empty(mask.shape(), DType::f32, Device::cpu);
+  const float* m = to_host(mask).host_data<float>();
   double total = 0;
   for (int64_t i = 0; i < mask.numel(); ++i) total += m[i];
   for (int64_t i = 0; i < mask.numel(); ++i)
-    weights.data<float>()[i] = total > 0 ? static_cast<float>(m[i] / total) : 0.0f;
+    weights.host_data<float>()[i] = total > 0 ? static_cast<float>(m[i] / total) : 0.0f;
   Tensor diff = sub(outputs, targets);
-  return sum_all(mul(mean(mul(diff, diff), 2), weights));
+  return sum_all(mul(mean(mul(diff, diff), 2), to_device(weights, outputs.device())));
 }
 
 Trainer::Trainer(const TrainConfig& config, std::string out_dir)
     : config_(config), out_dir_(std::move(out_dir)), data_rng_(config.seed, 1) {
   config_.validate();
+  device_ = parse_device(config_.device);
+  require_device(device_);
   task_ = make_task(config_.task, config_.task_options);
   config_.model.vocab = task_->vocab().size();
   if (task_->is_regression()) {
@@ -128,6 +129,8 @@ Trainer::Trainer(const TrainConfig& config, std::string out_dir)
   model_->init(config_.seed);
   if (!config_.arch_file.empty())
     load_architecture_values(arch, *model_, config_.arch_trainable, config_.arch_file);
+  // Built and initialised on the host (the same values on every device), then moved.
+  model_->to_device(device_);
   params_ = model_->parameters();
   optimizer_ = make_optimizer(config_.optimizer, params_);
   wall_start_ = now_seconds();
@@ -152,7 +155,7 @@ Tensor Trainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
 
 StepStats Trainer::train_step() {
   task_->sample("train", config_.batch, data_rng_, batch_);
-  const BatchTensors t = to_tensors(batch_);
+  const BatchTensors t = to_tensors(batch_, device_);
   optimizer_->zero_grad();
   Tensor loss = compute_loss(t.inputs, t.targets, t.mask);
   StepStats stats;
@@ -183,10 +186,10 @@ EvalResult Trainer::evaluate_split(const std::string& split) {
   for (int64_t begin = 0; begin < n; begin += config_.eval_batch) {
     const int64_t count = std::min(config_.eval_batch, n - begin);
     task_->eval_batch(split, begin, count, batch_);
-    const BatchTensors t = to_tensors(batch_);
-    Tensor outputs = model_->forward(t.inputs);
-    batch_position_losses(*task_, batch_, outputs.data<float>(), losses);
-    task_->score(batch_, outputs.data<float>(), losses.data(), result.tally);
+    const BatchTensors t = to_tensors(batch_, device_);
+    const Tensor outputs = to_host(model_->forward(t.inputs));
+    batch_position_losses(*task_, batch_, outputs.host_data<float>(), losses);
+    task_->score(batch_, outputs.host_data<float>(), losses.data(), result.tally);
     reset_step();
   }
   return result;
@@ -252,12 +255,14 @@ void Trainer::save() {
   // The resume file is self-contained (parameters included), so a crash
   // between the two writes cannot pair weights with the wrong optimizer state.
   std::vector<SafeTensorWrite> writes;
+  HostBytes host;  // device tensors are written from host copies
   for (const Parameter* p : params_)
     writes.push_back(
-        {"param." + p->name, DType::f32, p->tensor().shape().vec(), p->tensor().raw()});
+        {"param." + p->name, DType::f32, p->tensor().shape().vec(), host.of(p->tensor())});
   std::vector<StateTensor> state = optimizer_->state_tensors();
   for (const StateTensor& s : state)
-    writes.push_back({"optim." + s.name, s.tensor.dtype(), s.tensor.shape().vec(), s.tensor.raw()});
+    writes.push_back(
+        {"optim." + s.name, s.tensor.dtype(), s.tensor.shape().vec(), host.of(s.tensor)});
   const std::vector<int32_t> rng_words = data_rng_.state().to_words();
   writes.push_back(
       {"data_rng", DType::i32, {static_cast<int64_t>(rng_words.size())}, rng_words.data()});
@@ -269,7 +274,8 @@ void Trainer::save() {
   save_safetensors(path_in(out_dir_, "resume.safetensors"), writes, resume_meta);
 }
 
-std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps) {
+std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
+                                         const std::string& device) {
   const std::string config_path = path_in(dir, "config.json");
   TAPIR_CHECK(fs::exists(config_path), "cannot resume ", dir, ": no config.json in it");
   TrainConfig config = TrainConfig::from_json(parse_json(read_file(config_path)));
@@ -277,6 +283,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps) 
     if (config.schedule.total == config.steps) config.schedule.total = steps;
     config.steps = steps;
   }
+  if (!device.empty()) config.device = device;
   std::unique_ptr<Trainer> trainer = make_trainer(config, dir);
   const std::string resume_path = path_in(dir, "resume.safetensors");
   TAPIR_CHECK(fs::exists(resume_path), "cannot resume ", dir,
@@ -286,13 +293,13 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps) 
     const SafeTensorView& v = file.at("param." + p->name);
     TAPIR_CHECK(Shape(v.shape) == p->tensor().shape() && v.dtype == DType::f32, resume_path,
                 ": parameter '", p->name, "' does not match the model");
-    std::memcpy(p->tensor().raw(), v.data, v.nbytes);
+    write_bytes(p->tensor(), v.data);
   }
   for (const StateTensor& s : trainer->optimizer_->state_tensors()) {
     const SafeTensorView& v = file.at("optim." + s.name);
     TAPIR_CHECK(Shape(v.shape) == s.tensor.shape() && v.dtype == s.tensor.dtype(), resume_path,
                 ": optimizer state '", s.name, "' does not match");
-    std::memcpy(s.tensor.raw(), v.data, v.nbytes);
+    write_bytes(s.tensor, v.data);
   }
   const SafeTensorView& rng = file.at("data_rng");
   trainer->data_rng_.set_state(RngState::from_words(reinterpret_cast<const int32_t*>(rng.data),

@@ -56,7 +56,10 @@ class Trainer {
   void start_fresh(bool force);
   // Rebuilds a run from DIR/config.json and DIR/resume.safetensors; `steps`
   // (if > 0) extends or shortens the run.
-  static std::unique_ptr<Trainer> resume(const std::string& dir, int64_t steps = 0);
+  // `device` (if not empty) replaces the saved one: a run may continue on
+  // another device.
+  static std::unique_ptr<Trainer> resume(const std::string& dir, int64_t steps = 0,
+                                         const std::string& device = "");
 
   // Trains to config.steps (or until stop_at is reached).
   void run(const TrainEvents& events = {});
@@ -71,6 +74,7 @@ class Trainer {
   Task& task() { return *task_; }
   Optimizer& optimizer() { return *optimizer_; }
   const TrainConfig& config() const { return config_; }
+  Device device() const { return device_; }
   int64_t step() const { return step_; }
   const std::string& out_dir() const { return out_dir_; }
   void set_eval_limit(int64_t n) { config_.eval_limit = n; }
@@ -92,6 +96,7 @@ class Trainer {
   void append_metrics(const std::vector<EvalResult>& results, double tokens_per_s);
 
   TrainConfig config_;
+  Device device_ = Device::cpu;
   std::string out_dir_;
   std::unique_ptr<Task> task_;
   std::unique_ptr<Transformer> model_;
@@ -119,13 +124,13 @@ void position_losses(const float* logits, const int32_t* targets, const float* m
 void batch_position_losses(const Task& task, const Batch& batch, const float* outputs,
                            std::vector<float>& losses);
 
-// Copies a host batch into step-arena tensors: inputs and targets (B, T) i32
-// for a token task, (B, T, n) f32 frames for a regression task; mask (B, T)
-// f32.
+// Copies a host batch into step-arena tensors on `device` (uploaded when it is
+// cuda): inputs and targets (B, T) i32 for a token task, (B, T, n) f32
+// frames for a regression task; mask (B, T) f32.
 struct BatchTensors {
   Tensor inputs, targets, mask;
 };
-BatchTensors to_tensors(const Batch& batch);
+BatchTensors to_tensors(const Batch& batch, Device device = Device::cpu);
 
 // The task loss of a batch: the masked mean cross-entropy of logits (B, T, V)
 // against i32 targets (B, T), or for f32 targets (B, T, n) the mean squared

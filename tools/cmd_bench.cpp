@@ -5,7 +5,10 @@
 // activation (gelu, relu, spline: 121 knots on [-20, 20], linear
 // extrapolation, GeLU init) and the attention (softmax, score-spline); the
 // variants of a configuration step in turn, so that their ratios survive a
-// shared machine's changing load.
+// shared machine's changing load. With --device cuda the model, optimizer
+// state and batch live on the GPU and each step ends with a synchronize, so
+// the times are whole steps; peak MB is still the host's, and the GEMM
+// columns read 0 (cuBLAS calls run asynchronously and are not timed).
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -14,6 +17,7 @@
 #include <cstdio>
 
 #include "autograd/ops.h"
+#include "engine/cuda/runtime.h"
 #include "engine/profile.h"
 #include "engine/threads.h"
 #include "nn/transformer.h"
@@ -57,7 +61,7 @@ struct BenchRun {
 };
 
 std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, const std::string& mlp_act,
-                                   const std::string& attn) {
+                                   const std::string& attn, Device device) {
   ModelConfig mc;
   mc.vocab = bc.vocab;
   mc.context = bc.context;
@@ -72,6 +76,7 @@ std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, const std::string& mlp
   run->variant += attn;
   run->model = std::make_unique<Transformer>(mc);
   run->model->init(0);
+  run->model->to_device(device);
   OptimizerConfig oc;
   oc.name = "adamw";
   oc.weight_decay = 0.01;
@@ -88,6 +93,7 @@ void time_step(BenchRun& run, Tensor tokens, Tensor targets, bool record) {
   backward(loss);
   run.optimizer->step(1e-3);
   reset_step();
+  if (tokens.device() == Device::cuda) cuda::synchronize();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!record) return;
@@ -100,11 +106,11 @@ void time_step(BenchRun& run, Tensor tokens, Tensor targets, bool record) {
 // step of each, then the next), so a change in the machine's load affects
 // them alike and their ratios stay meaningful on a shared machine.
 std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<std::string>& acts,
-                                      const std::vector<std::string>& attns, int warmup,
-                                      int steps) {
+                                      const std::vector<std::string>& attns, int warmup, int steps,
+                                      Device device) {
   std::vector<std::unique_ptr<BenchRun>> runs;
   for (const std::string& act : acts)
-    for (const std::string& attn : attns) runs.push_back(make_run(bc, act, attn));
+    for (const std::string& attn : attns) runs.push_back(make_run(bc, act, attn, device));
 
   // One fixed batch: random tokens, targets = the next token (the last
   // position's target is one more random token).
@@ -115,10 +121,12 @@ std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<s
     std::vector<int32_t> seq(static_cast<size_t>(T + 1));
     for (auto& s : seq) s = static_cast<int32_t>(rng.randint(bc.vocab));
     for (int64_t t = 0; t < T; ++t) {
-      tokens.view().data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t)];
-      targets.view().data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t + 1)];
+      tokens.view().host_data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t)];
+      targets.view().host_data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t + 1)];
     }
   }
+  tokens.to_device(device);
+  targets.to_device(device);
   for (int i = 0; i < warmup + steps; ++i)
     for (auto& run : runs) time_step(*run, tokens, targets, i >= warmup);
 
@@ -147,8 +155,8 @@ void bench_gemm(int64_t n, int reps) {
   NoGrad no_grad;
   Rng rng(0, 2);
   HeapTensor a(Shape{n, n}, DType::f32), b(Shape{n, n}, DType::f32), c(Shape{n, n}, DType::f32);
-  rng.fill_uniform<float>(a.view().data<float>(), n * n, -1.0f, 1.0f);
-  rng.fill_uniform<float>(b.view().data<float>(), n * n, -1.0f, 1.0f);
+  rng.fill_uniform<float>(a.view().host_data<float>(), n * n, -1.0f, 1.0f);
+  rng.fill_uniform<float>(b.view().host_data<float>(), n * n, -1.0f, 1.0f);
   auto median_seconds = [&](auto&& fn) {
     std::vector<double> times;
     for (int i = 0; i < reps + 2; ++i) {
@@ -167,8 +175,8 @@ void bench_gemm(int64_t n, int reps) {
   });
   const double direct = median_seconds([&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f,
-                a.view().data<float>(), int(n), b.view().data<float>(), int(n), 0.0f,
-                c.view().data<float>(), int(n));
+                a.view().host_data<float>(), int(n), b.view().host_data<float>(), int(n), 0.0f,
+                c.view().host_data<float>(), int(n));
   });
   const double flops = 2.0 * double(n) * double(n) * double(n);
   std::printf("%6lld %16.1f %16.1f %8.3f\n", static_cast<long long>(n), flops / through_op / 1e9,
@@ -184,6 +192,7 @@ Command add_bench_command(CLI::App& app) {
     std::vector<std::string> mlp_acts = {"gelu"};
     std::vector<std::string> attns = {"softmax"};
     int steps = 20, warmup = 5, threads = 1;
+    std::string device = "cpu";
     bool json = false, gemm = false;
     int search = 0;
   };
@@ -206,13 +215,18 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "Threads")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
+  cmd->add_option("--device", o->device, "Where to step: cpu or cuda")->capture_default_str();
   cmd->add_flag("--json", o->json, "One JSON object per run");
   cmd->add_flag("--gemm", o->gemm, "Square sgemm GFLOP/s through tapir's matmul vs cblas directly");
   cmd->add_option("--search", o->search, "Time a Stage I step of M models against M one-model steps")
       ->check(CLI::Range(1, 64));
   return {cmd, [o]() {
             set_num_threads(o->threads);
+            const Device device = parse_device(o->device);
+            require_device(device);
             if (o->gemm) {
+              TAPIR_CHECK(device == Device::cpu,
+                          "bench --gemm compares against cblas and runs on the cpu only");
               std::printf("%6s %16s %16s %8s   (%d threads)\n", "n", "tapir GFLOP/s",
                           "cblas GFLOP/s", "ratio", num_threads());
               for (int64_t n : {128, 256, 512, 1024}) bench_gemm(n, n >= 1024 ? 5 : 20);
@@ -230,7 +244,7 @@ Command add_bench_command(CLI::App& app) {
               if (std::find(o->configs.begin(), o->configs.end(), bc.name) == o->configs.end())
                 continue;
               for (const BenchResult& r :
-                   bench_config(bc, o->mlp_acts, o->attns, o->warmup, o->steps)) {
+                   bench_config(bc, o->mlp_acts, o->attns, o->warmup, o->steps, device)) {
                 if (o->json)
                   std::printf(
                       "{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"

@@ -19,6 +19,7 @@ Command add_eval_command(CLI::App& app) {
     std::vector<std::string> task_opts;
     bool json = false;
     int threads = 1;
+    std::string device = "cpu";
     int64_t limit = 0;
   };
   auto o = std::make_shared<Options>();
@@ -28,9 +29,11 @@ Command add_eval_command(CLI::App& app) {
   cmd->add_option("--limit", o->limit, "Max examples per split (0: all)");
   cmd->add_flag("--json", o->json, "Print one JSON object per split");
   cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256));
+  cmd->add_option("--device", o->device, "Where to evaluate: cpu or cuda")->capture_default_str();
   return {cmd, [o]() {
             set_num_threads(o->threads);
-            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts));
+            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts),
+                                    usable_device(o->device));
             trainer->set_eval_limit(o->limit);
             std::vector<std::string> splits = o->splits;
             if (splits.empty()) splits = trainer->task().eval_splits();

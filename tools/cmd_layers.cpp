@@ -19,6 +19,7 @@ Command add_layers_command(CLI::App& app) {
     int64_t limit = 0;
     double alpha = -1;
     int threads = 1;
+    std::string device = "cpu";
     bool json = false;
   };
   auto o = std::make_shared<Options>();
@@ -30,9 +31,11 @@ Command add_layers_command(CLI::App& app) {
   cmd->add_option("--svg", o->svg, "Plot file (default RUN/layers_SPLIT.svg; 'none': no plot)");
   cmd->add_flag("--json", o->json, "Print one JSON object");
   cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256));
+  cmd->add_option("--device", o->device, "Where to evaluate: cpu or cuda")->capture_default_str();
   return {cmd, [o]() {
             set_num_threads(o->threads);
-            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts));
+            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts),
+                                    usable_device(o->device));
             trainer->set_eval_limit(o->limit);
             const LayerProfile p = layer_profile(*trainer, o->split);
             const std::string metric = task_metric_name(trainer->task());

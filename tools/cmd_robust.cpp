@@ -20,6 +20,7 @@ Command add_robust_command(CLI::App& app) {
     int64_t repeats = 3, limit = 0;
     uint64_t seed = 0;
     int threads = 1;
+    std::string device = "cpu";
     bool json = false;
   };
   auto o = std::make_shared<Options>();
@@ -39,10 +40,12 @@ Command add_robust_command(CLI::App& app) {
   cmd->add_option("--svg", o->svg, "Plot file (default RUN/robust_SPLIT.svg; 'none': no plot)");
   cmd->add_flag("--json", o->json, "Print one JSON object per noise kind and gamma");
   cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256));
+  cmd->add_option("--device", o->device, "Where to evaluate: cpu or cuda")->capture_default_str();
   return {cmd, [o]() {
             set_num_threads(o->threads);
             const std::vector<double> gammas = parse_double_list(o->gamma, "--gamma");
-            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts));
+            const Device device = usable_device(o->device);
+            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts), device);
             trainer->set_eval_limit(o->limit);
             const std::string metric = task_metric_name(trainer->task());
             for (const std::string& name : o->noise)  // refuse a bad kind before any output

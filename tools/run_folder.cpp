@@ -10,7 +10,8 @@ namespace tapir {
 
 namespace fs = std::filesystem;
 
-std::unique_ptr<Trainer> open_run(const std::string& path, const TaskOptions& overrides) {
+std::unique_ptr<Trainer> open_run(const std::string& path, const TaskOptions& overrides,
+                                  Device device) {
   TAPIR_CHECK(fs::exists(path), "checkpoint ", path, " does not exist");
   const bool is_dir = fs::is_directory(path);
   const fs::path dir = is_dir ? fs::path(path) : fs::path(path).parent_path();
@@ -22,6 +23,7 @@ std::unique_ptr<Trainer> open_run(const std::string& path, const TaskOptions& ov
               " has no checkpoint.safetensors yet");
   TrainConfig config = TrainConfig::from_json(parse_json(read_file(config_path.string())));
   for (const auto& [name, value] : overrides.values()) config.task_options.set(name, value);
+  config.device = device_name(device);
   auto trainer = std::make_unique<Trainer>(config, "");
   const SafeTensorsFile file = SafeTensorsFile::load(checkpoint.string());
   load_parameters(file, trainer->model().parameters(), checkpoint.string());
@@ -30,6 +32,12 @@ std::unique_ptr<Trainer> open_run(const std::string& path, const TaskOptions& ov
 
 std::string run_folder_of(const std::string& path) {
   return fs::is_directory(path) ? path : fs::path(path).parent_path().string();
+}
+
+Device usable_device(const std::string& name) {
+  const Device d = parse_device(name);
+  require_device(d);
+  return d;
 }
 
 TaskOptions parse_task_overrides(const std::vector<std::string>& name_values) {

@@ -20,16 +20,17 @@ SelfcheckResult run_selfcheck(int steps, uint64_t seed,
   params.emplace_back(Shape{kHidden}, DType::f32, true);     // b1
   params.emplace_back(Shape{kHidden, 1}, DType::f32, true);  // w2
   params.emplace_back(Shape{1}, DType::f32, true);           // b2
-  init.fill_normal<float>(params[0].view().data<float>(), kHidden, 0.0f, 1.0f);
-  init.fill_normal<float>(params[2].view().data<float>(), kHidden, 0.0f, 1.0f / std::sqrt(32.0f));
+  init.fill_normal<float>(params[0].view().host_data<float>(), kHidden, 0.0f, 1.0f);
+  init.fill_normal<float>(params[2].view().host_data<float>(), kHidden, 0.0f,
+                          1.0f / std::sqrt(32.0f));
   const Tensor w1 = params[0], b1 = params[1], w2 = params[2], b2 = params[3];
 
   // The data set: x on a regular grid, y = sin(3x).
   HeapTensor x_data(Shape{kPoints, 1}, DType::f32), y_data(Shape{kPoints, 1}, DType::f32);
   for (int64_t i = 0; i < kPoints; ++i) {
     const float x = -1.0f + 2.0f * static_cast<float>(i) / (kPoints - 1);
-    x_data.view().data<float>()[i] = x;
-    y_data.view().data<float>()[i] = std::sin(3.0f * x);
+    x_data.view().host_data<float>()[i] = x;
+    y_data.view().host_data<float>()[i] = std::sin(3.0f * x);
   }
 
   SelfcheckResult result;
@@ -50,8 +51,8 @@ SelfcheckResult run_selfcheck(int steps, uint64_t seed,
     }
     backward(loss);
     for (auto& p : params) {
-      float* w = p.view().data<float>();
-      const float* g = p.view().grad<float>();
+      float* w = p.view().host_data<float>();
+      const float* g = p.view().host_grad<float>();
       for (int64_t i = 0, n = p.view().numel(); i < n; ++i) w[i] -= kLearningRate * g[i];
     }
     reset_step();

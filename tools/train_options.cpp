@@ -124,6 +124,9 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--threads", c.threads, "Threads for kernels and BLAS")
       ->group(loop)
       ->capture_default_str();
+  cmd.add_option("--device", c.device, "Where to train: cpu or cuda")
+      ->group(loop)
+      ->capture_default_str();
   add_constraint_options(cmd, o);
 }
 
@@ -190,6 +193,7 @@ TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
   c.schedule.kind = parse_schedule_kind(o.schedule_kind);
   finish_constraint_options(o, c);
   c.validate();
+  require_device(parse_device(c.device));  // before any run folder is made
   return c;
 }
 

@@ -205,3 +205,26 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
                                 const SplineGrid& grid, T* d_qkv, T* d_g_values);
 
 }  // namespace tapir::cpu
+
+namespace tapir::cpu {
+
+// --- small kernels that were host loops inside ops (dispatch_kernels.cpp) --------
+// Each has a CUDA twin, so every op runs on either device.
+
+// d_a[i] += d_out[i] * scale (affine backward).
+template <typename T>
+void affine_backward(const T* d_out, int64_t n, T scale, T* d_a);
+// x[i] *= scale, in place (mean = sum scaled by 1/n).
+template <typename T>
+void scale_inplace(T* x, int64_t n, T scale);
+// out (rows, n): every row a copy of row (n) (a bias before the GEMM adds on top).
+template <typename T>
+void broadcast_rows(const T* row, int64_t rows, int64_t n, T* out);
+// d_row[j] += sum over r of d_out[r * n + j], rows added in order (bias
+// gradient; deterministic).
+template <typename T>
+void broadcast_rows_backward(const T* d_out, int64_t rows, int64_t n, T* d_row);
+// Index of the first ids[i] outside [0, limit), or -1 when all are inside.
+int64_t first_out_of_range(const int32_t* ids, int64_t n, int64_t limit);
+
+}  // namespace tapir::cpu

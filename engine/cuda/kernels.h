@@ -207,3 +207,22 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
                                 const SplineGrid& grid, T* d_qkv, T* d_g_values);
 
 }  // namespace tapir::cuda
+
+namespace tapir::cuda {
+
+// --- kernels added for device dispatch --------------------------------------------
+// Twins of the small CPU kernels in engine/cpu/dispatch_kernels.cpp
+// (implemented in dispatch_kernels.cu).
+template <typename T>
+void affine_backward(const T* d_out, int64_t n, T scale, T* d_a);
+template <typename T>
+void scale_inplace(T* x, int64_t n, T scale);
+template <typename T>
+void broadcast_rows(const T* row, int64_t rows, int64_t n, T* out);
+// One thread per column summing its rows in order: deterministic.
+template <typename T>
+void broadcast_rows_backward(const T* d_out, int64_t rows, int64_t n, T* d_row);
+// Waits for its result (a host value).
+int64_t first_out_of_range(const int32_t* ids, int64_t n, int64_t limit);
+
+}  // namespace tapir::cuda

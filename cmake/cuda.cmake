@@ -1,0 +1,73 @@
+# The CUDA backend (engine/cuda/). TAPIR_CUDA chooses it:
+#   AUTO (default)  on when CMake finds nvcc, off otherwise
+#   ON              required: configuring fails without nvcc
+#   OFF             CPU only: engine/cuda/runtime_stub.cpp answers "no CUDA"
+# When on, every engine/cuda/*.cu (globbed, so new files join by themselves)
+# is compiled into tapir_core, which links cudart and cuBLAS and defines
+# TAPIR_HAS_CUDA=1 for everything built on it.
+#
+# Sets TAPIR_CUDA_ENABLED and TAPIR_CUDA_SOURCES; the caller adds the sources
+# and calls tapir_cuda_link(tapir_core) once the target exists.
+
+set(TAPIR_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO (when nvcc is found), ON or OFF")
+set_property(CACHE TAPIR_CUDA PROPERTY STRINGS AUTO ON OFF)
+string(TOUPPER "${TAPIR_CUDA}" _tapir_cuda)
+if(NOT _tapir_cuda MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "TAPIR_CUDA must be AUTO, ON or OFF, not '${TAPIR_CUDA}'")
+endif()
+
+set(TAPIR_CUDA_ENABLED OFF)
+set(_tapir_cuda_why "TAPIR_CUDA=OFF")
+if(NOT _tapir_cuda STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(TAPIR_CUDA_ENABLED ON)
+  elseif(_tapir_cuda STREQUAL "ON")
+    message(FATAL_ERROR "TAPIR_CUDA=ON but no CUDA compiler (nvcc) was found; "
+                        "put nvcc on PATH or set CMAKE_CUDA_COMPILER")
+  else()
+    set(_tapir_cuda_why "no nvcc found")
+  endif()
+endif()
+
+if(TAPIR_CUDA_ENABLED)
+  # sm_90 machine code plus compute_90 PTX, which newer GPUs compile at load.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES "90-real;90-virtual" CACHE STRING "CUDA architectures to build")
+  endif()
+  # nvcc compiles host code with the same compiler as the C++ sources.
+  if(NOT DEFINED CMAKE_CUDA_HOST_COMPILER)
+    set(CMAKE_CUDA_HOST_COMPILER "${CMAKE_CXX_COMPILER}" CACHE FILEPATH "Host compiler of nvcc")
+  endif()
+  # The shared runtime, to match CUDA::cudart below.
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+  enable_language(CUDA)
+  # C++17: CMake 3.25 does not know nvcc's flag for C++20; the .cu files need no more.
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  set(CMAKE_CUDA_EXTENSIONS OFF)
+  find_package(CUDAToolkit REQUIRED)
+  file(GLOB TAPIR_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/engine/cuda/*.cu)
+  message(STATUS "tapir: CUDA on (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, "
+                 "architectures ${CMAKE_CUDA_ARCHITECTURES})")
+else()
+  set(TAPIR_CUDA_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/engine/cuda/runtime_stub.cpp)
+  message(STATUS "tapir: CUDA off (${_tapir_cuda_why})")
+endif()
+
+# Warnings for nvcc: its own (all made errors under TAPIR_WERROR) and the host
+# compiler's -Wall -Wextra on the host side of the .cu files. The C++ flags
+# (tapir_options) apply to C++ sources only, since nvcc would reject several.
+function(tapir_cuda_link target)
+  if(NOT TAPIR_CUDA_ENABLED)
+    return()
+  endif()
+  target_compile_definitions(${target} PUBLIC TAPIR_HAS_CUDA=1)
+  target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublas)
+  set(_flags -Xcompiler=-Wall,-Wextra)
+  if(TAPIR_WERROR)
+    list(APPEND _flags -Werror=all-warnings -Xcompiler=-Werror)
+  endif()
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${_flags}>")
+endfunction()

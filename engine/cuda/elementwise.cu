@@ -1,0 +1,227 @@
+// Elementwise kernels: binary ops with suffix broadcasting, unary maps,
+// affine. One thread per element (grid-stride, 64-bit indices); the
+// broadcast operand's gradient is a column sum with a fixed tree
+// (column_sums in common.cuh).
+#include "engine/cuda/common.cuh"
+#include "engine/cuda/kernels.h"
+
+namespace tapir::cuda {
+
+namespace {
+
+template <typename T>
+__device__ inline T apply(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::add:
+      return a + b;
+    case BinaryOp::sub:
+      return a - b;
+    case BinaryOp::mul:
+      return a * b;
+    case BinaryOp::div:
+      return a / b;
+  }
+  return a;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    binary_forward_kernel(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n_b, int64_t n,
+                          int64_t inner, T* out) {
+  TAPIR_GRID_STRIDE(i, n) {
+    out[i] = apply(op, a[n_a == n ? i : i % inner], b[n_b == n ? i : i % inner]);
+  }
+}
+
+// The gradient of a (which_b false) or b (which_b true) at one element.
+template <typename T>
+__device__ inline T binary_grad(BinaryOp op, bool which_b, T a, T b, T g) {
+  switch (op) {
+    case BinaryOp::add:
+      return g;
+    case BinaryOp::sub:
+      return which_b ? -g : g;
+    case BinaryOp::mul:
+      return which_b ? g * a : g * b;
+    case BinaryOp::div:
+      return which_b ? -(g * a / (b * b)) : g / b;
+  }
+  return g;
+}
+
+// Gradients of the full-size operands (d_a, d_b null when not full-size or
+// not needed).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    binary_backward_full_kernel(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n_b,
+                                const T* d_out, int64_t n, int64_t inner, T* d_a, T* d_b) {
+  TAPIR_GRID_STRIDE(i, n) {
+    const T av = a[n_a == n ? i : i % inner], bv = b[n_b == n ? i : i % inner], g = d_out[i];
+    if (d_a) d_a[i] += binary_grad(op, false, av, bv, g);
+    if (d_b) d_b[i] += binary_grad(op, true, av, bv, g);
+  }
+}
+
+// The broadcast operand's gradient: rows r of the full operand, column i.
+template <typename T>
+struct BroadcastGrad {
+  BinaryOp op;
+  bool small_is_b;
+  const T *a, *b, *d_out;
+  int64_t inner;
+  __device__ T operator()(int64_t, int64_t r, int64_t i) const {
+    const int64_t full = r * inner + i;
+    const T av = a[small_is_b ? full : i], bv = b[small_is_b ? i : full];
+    return binary_grad(op, small_is_b, av, bv, d_out[full]);
+  }
+};
+template <typename T>
+struct AddInto {
+  T* out;
+  int64_t inner;
+  __device__ void operator()(int64_t o, int64_t j, T s) const { out[o * inner + j] += s; }
+};
+
+template <typename T>
+__device__ inline T gelu(T x) {
+  return T(0.5) * x * (T(1) + erf(x * T(0.70710678118654752440)));
+}
+template <typename T>
+__device__ inline T gelu_grad(T x) {
+  return T(0.5) * (T(1) + erf(x * T(0.70710678118654752440))) +
+         x * exp(T(-0.5) * (x * x)) * T(0.39894228040143267794);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    unary_forward_kernel(UnaryOp op, const T* x, int64_t n, T* out) {
+  TAPIR_GRID_STRIDE(i, n) {
+    const T v = x[i];
+    T y = v;
+    switch (op) {
+      case UnaryOp::exp:
+        y = exp(v);
+        break;
+      case UnaryOp::log:
+        y = log(v);
+        break;
+      case UnaryOp::tanh:
+        y = tanh(v);
+        break;
+      case UnaryOp::sqrt:
+        y = sqrt(v);
+        break;
+      case UnaryOp::relu:
+        y = v > T(0) ? v : T(0);
+        break;
+      case UnaryOp::gelu:
+        y = gelu(v);
+        break;
+    }
+    out[i] = y;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    unary_backward_kernel(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x) {
+  TAPIR_GRID_STRIDE(i, n) {
+    const T g = d_out[i];
+    T d = T(0);
+    switch (op) {
+      case UnaryOp::exp:
+        d = out[i] * g;
+        break;
+      case UnaryOp::log:
+        d = g / x[i];
+        break;
+      case UnaryOp::tanh:
+        d = (T(1) - out[i] * out[i]) * g;
+        break;
+      case UnaryOp::sqrt:
+        d = T(0.5) / out[i] * g;
+        break;
+      case UnaryOp::relu:
+        d = x[i] > T(0) ? g : T(0);
+        break;
+      case UnaryOp::gelu:
+        d = g * gelu_grad(x[i]);
+        break;
+    }
+    d_x[i] += d;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    affine_kernel(const T* a, int64_t n, T scale, T shift, T* out) {
+  TAPIR_GRID_STRIDE(i, n) {
+    out[i] = a[i] * scale + shift;
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void binary_forward(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n_b, T* out) {
+  const int64_t n = n_a > n_b ? n_a : n_b;
+  const int64_t inner = n_a < n_b ? n_a : n_b;
+  if (n <= 0 || inner <= 0) return;
+  binary_forward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(op, a, n_a, b, n_b, n, inner, out);
+  TAPIR_LAUNCH_CHECK("binary_forward_kernel");
+}
+
+template <typename T>
+void binary_backward(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n_b, const T* d_out,
+                     T* d_a, T* d_b) {
+  const int64_t n = n_a > n_b ? n_a : n_b;
+  const int64_t inner = n_a < n_b ? n_a : n_b;
+  if (n <= 0 || inner <= 0 || (!d_a && !d_b)) return;
+  T* full_a = n_a == n ? d_a : nullptr;
+  T* full_b = n_b == n ? d_b : nullptr;
+  if (full_a || full_b) {
+    binary_backward_full_kernel<<<grid_for(n), kThreads, 0, stream()>>>(op, a, n_a, b, n_b, d_out,
+                                                                        n, inner, full_a, full_b);
+    TAPIR_LAUNCH_CHECK("binary_backward_full_kernel");
+  }
+  if (n_a == n_b) return;
+  const bool small_is_b = n_b < n_a;
+  T* d_small = small_is_b ? d_b : d_a;
+  if (!d_small) return;
+  column_sums<T>(BroadcastGrad<T>{op, small_is_b, a, b, d_out, inner}, AddInto<T>{d_small, inner},
+                 1, n / inner, inner);
+}
+
+template <typename T>
+void unary_forward(UnaryOp op, const T* x, int64_t n, T* out) {
+  if (n <= 0) return;
+  unary_forward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(op, x, n, out);
+  TAPIR_LAUNCH_CHECK("unary_forward_kernel");
+}
+
+template <typename T>
+void unary_backward(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x) {
+  if (n <= 0 || !d_x) return;
+  unary_backward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(op, x, out, d_out, n, d_x);
+  TAPIR_LAUNCH_CHECK("unary_backward_kernel");
+}
+
+template <typename T>
+void affine_forward(const T* a, int64_t n, T scale, T shift, T* out) {
+  if (n <= 0) return;
+  affine_kernel<<<grid_for(n), kThreads, 0, stream()>>>(a, n, scale, shift, out);
+  TAPIR_LAUNCH_CHECK("affine_kernel");
+}
+
+#define TAPIR_INSTANTIATE(T)                                                                     \
+  template void binary_forward<T>(BinaryOp, const T*, int64_t, const T*, int64_t, T*);           \
+  template void binary_backward<T>(BinaryOp, const T*, int64_t, const T*, int64_t, const T*, T*, \
+                                   T*);                                                          \
+  template void unary_forward<T>(UnaryOp, const T*, int64_t, T*);                                \
+  template void unary_backward<T>(UnaryOp, const T*, const T*, const T*, int64_t, T*);           \
+  template void affine_forward<T>(const T*, int64_t, T, T, T*);
+TAPIR_INSTANTIATE(float)
+TAPIR_INSTANTIATE(double)
+#undef TAPIR_INSTANTIATE
+
+}  // namespace tapir::cuda
