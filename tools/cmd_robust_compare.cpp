@@ -209,6 +209,7 @@ Command add_robust_compare_command(CLI::App& app) {
             arms[0].c_str(), monotone[0], static_cast<long long>(o->seeds), arms[1].c_str(),
             monotone[1], static_cast<long long>(o->seeds), arms[0].c_str(), decreasing[0],
             layer_count, arms[1].c_str(), decreasing[1], layer_count);
+        summary.set("layers", layers);
         summary.set("monotone", Json::object().set(arms[0], monotone[0]).set(arms[1], monotone[1]));
         summary.set("decreasing_layers",
                     Json::object().set(arms[0], decreasing[0]).set(arms[1], decreasing[1]));
