@@ -48,26 +48,6 @@ void train_run(const TrainConfig& config, const std::string& dir) {
 // Values per arm and seed of one quantity.
 using PerArm = std::array<std::vector<double>, 2>;
 
-std::string cell(const std::vector<double>& values) {
-  double mean = 0, std = 0;
-  mean_std(values, mean, std);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4f +- %.4f", mean, std);
-  return buf;
-}
-
-Json stats_json(const std::vector<double>& values) {
-  double mean = 0, std = 0;
-  mean_std(values, mean, std);
-  Json j = Json::object();
-  j.set("mean", mean);
-  j.set("std", std);
-  Json all = Json::array();
-  for (double v : values) all.push_back(v);
-  j.set("seeds", all);
-  return j;
-}
-
 // The constrained arm minus ERM, seed by seed (the runs of one seed share the
 // initialisation and the data order).
 std::vector<double> paired_difference(const PerArm& v) {
@@ -77,8 +57,8 @@ std::vector<double> paired_difference(const PerArm& v) {
 }
 
 void print_row(const std::string& label, const PerArm& v) {
-  std::printf("%10s  %22s  %22s  %22s\n", label.c_str(), cell(v[0]).c_str(), cell(v[1]).c_str(),
-              cell(paired_difference(v)).c_str());
+  std::printf("%10s  %22s  %22s  %22s\n", label.c_str(), mean_std_text(v[0]).c_str(), mean_std_text(v[1]).c_str(),
+              mean_std_text(paired_difference(v)).c_str());
 }
 
 PlotSeries arm_series(const std::string& arm, const std::vector<double>& xs,
@@ -197,8 +177,8 @@ Command add_robust_compare_command(CLI::App& app) {
         for (size_t l = 0; l < layer_loss.size(); ++l) {
           print_row("layer " + std::to_string(l), layer_loss[l]);
           Json j = Json::object();
-          for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(layer_loss[l][a]));
-          j.set("difference", stats_json(paired_difference(layer_loss[l])));
+          for (int a = 0; a < 2; ++a) j.set(arms[a], mean_std_json(layer_loss[l][a]));
+          j.set("difference", mean_std_json(paired_difference(layer_loss[l])));
           layers.push_back(j);
           xs.push_back(double(l));
         }
@@ -224,8 +204,8 @@ Command add_robust_compare_command(CLI::App& app) {
         for (size_t i = 0; i < splits.size(); ++i) {
           print_row(splits[i], split_metric[i]);
           Json j = Json::object();
-          for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(split_metric[i][a]));
-          j.set("difference", stats_json(paired_difference(split_metric[i])));
+          for (int a = 0; a < 2; ++a) j.set(arms[a], mean_std_json(split_metric[i][a]));
+          j.set("difference", mean_std_json(paired_difference(split_metric[i])));
           by_split.set(splits[i], j);
         }
         summary.set("splits", by_split);
@@ -241,8 +221,8 @@ Command add_robust_compare_command(CLI::App& app) {
             print_row(label, noise_metric[n][g]);
             Json j = Json::object();
             j.set("gamma", gammas[g]);
-            for (int a = 0; a < 2; ++a) j.set(arms[a], stats_json(noise_metric[n][g][a]));
-            j.set("difference", stats_json(paired_difference(noise_metric[n][g])));
+            for (int a = 0; a < 2; ++a) j.set(arms[a], mean_std_json(noise_metric[n][g][a]));
+            j.set("difference", mean_std_json(paired_difference(noise_metric[n][g])));
             rows.push_back(j);
           }
           by_noise.set(o->noise[n], rows);

@@ -11,22 +11,6 @@ namespace tapir {
 
 namespace {
 
-std::string mean_std_cell(const std::vector<double>& values) {
-  double mean = 0, std = 0;
-  mean_std(values, mean, std);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4f ± %.4f", mean, std);
-  return buf;
-}
-
-Json stats_json(const std::vector<double>& values) {
-  double mean = 0, std = 0;
-  mean_std(values, mean, std);
-  Json seeds = Json::array();
-  for (double v : values) seeds.push_back(v);
-  return Json::object().set("mean", mean).set("std", std).set("seeds", seeds);
-}
-
 // A Markdown table: one row per label, one column per variant.
 std::string table(const std::string& corner, const std::vector<std::string>& labels,
                   const std::vector<VariantResult>& results,
@@ -38,7 +22,7 @@ std::string table(const std::string& corner, const std::vector<std::string>& lab
   out += "\n";
   for (size_t i = 0; i < labels.size(); ++i) {
     out += "| " + labels[i] + " |";
-    for (size_t v = 0; v < results.size(); ++v) out += " " + mean_std_cell(cells[v][i]) + " |";
+    for (size_t v = 0; v < results.size(); ++v) out += " " + mean_std_text(cells[v][i]) + " |";
     out += "\n";
   }
   return out;
@@ -91,7 +75,7 @@ ProbeReport probe_compare(const std::vector<VariantResult>& results, const Probe
     for (size_t l = 0; l < layers; ++l) labels.push_back("layer " + std::to_string(l));
     for (auto& per_variant : layer_loss) per_variant.resize(layers);
     md += "\nPer-layer " + o.split +
-          " loss (layer 0 = the embeddings), mean ± std over seeds:\n\n" +
+          " loss (layer 0 = the embeddings), mean +- std over seeds:\n\n" +
           table("layer", labels, results, layer_loss);
     md += "\nMonotone runs (every f_l < f_{l-1}):";
     Json j = Json::object();
@@ -99,7 +83,7 @@ ProbeReport probe_compare(const std::vector<VariantResult>& results, const Probe
       md += " " + results[v].variant.name + " " + std::to_string(monotone[v]) + "/" +
             std::to_string(results[v].runs.size()) + (v + 1 < results.size() ? "," : "\n");
       Json rows = Json::array();
-      for (const auto& seeds : layer_loss[v]) rows.push_back(stats_json(seeds));
+      for (const auto& seeds : layer_loss[v]) rows.push_back(mean_std_json(seeds));
       j.set(results[v].variant.name,
             Json::object().set("loss", rows).set("monotone", monotone[v]));
     }
@@ -114,13 +98,13 @@ ProbeReport probe_compare(const std::vector<VariantResult>& results, const Probe
       labels.push_back(buf);
     }
     md += "\n" + metric + " on " + o.split + " under " + o.noise[k] + " noise of strength gamma (" +
-          std::to_string(o.repeats) + " noise seeds per run), mean ± std over seeds:\n\n" +
+          std::to_string(o.repeats) + " noise seeds per run), mean +- std over seeds:\n\n" +
           table("gamma", labels, results, noisy[k]);
     Json j = Json::object();
     for (size_t v = 0; v < results.size(); ++v) {
       Json rows = Json::array();
       for (size_t g = 0; g < o.gammas.size(); ++g)
-        rows.push_back(stats_json(noisy[k][v][g]).set("gamma", o.gammas[g]));
+        rows.push_back(mean_std_json(noisy[k][v][g]).set("gamma", o.gammas[g]));
       j.set(results[v].variant.name, rows);
     }
     noise_json.set(o.noise[k], j);

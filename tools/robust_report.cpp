@@ -74,6 +74,22 @@ void mean_std(const std::vector<double>& values, double& mean, double& std) {
   std = std::sqrt(std / double(values.size()));
 }
 
+std::string mean_std_text(const std::vector<double>& values) {
+  double mean = 0, std = 0;
+  mean_std(values, mean, std);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f +- %.4f", mean, std);
+  return buf;
+}
+
+Json mean_std_json(const std::vector<double>& values) {
+  double mean = 0, std = 0;
+  mean_std(values, mean, std);
+  Json seeds = Json::array();
+  for (double v : values) seeds.push_back(v);
+  return Json::object().set("mean", mean).set("std", std).set("seeds", seeds);
+}
+
 std::vector<RobustPoint> robustness_curve(Trainer& trainer, const std::string& split,
                                           NoiseKind noise, const std::vector<double>& gammas,
                                           int64_t repeats, uint64_t seed) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/json.h"
 #include "optim/layer_eval.h"
 #include "optim/trainer.h"
 
@@ -42,5 +43,9 @@ std::string format_robust_table(const std::vector<RobustPoint>& curve,
 
 // Mean and (population) standard deviation.
 void mean_std(const std::vector<double>& values, double& mean, double& std);
+// "mean +- std" with 4 decimals, for tables over seeds.
+std::string mean_std_text(const std::vector<double>& values);
+// {"mean", "std", "seeds": [every value]}.
+Json mean_std_json(const std::vector<double>& values);
 
 }  // namespace tapir
