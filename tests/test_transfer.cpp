@@ -41,8 +41,8 @@ TransferOptions tiny_transfer(const std::string& out) {
 }
 
 std::string temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() /
-               ("tapir_test_transfer_" + std::to_string(getpid()) + "_" + name);
+  fs::path p =
+      fs::temp_directory_path() / ("tapir_test_transfer_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(p);
   return p.string();
 }

@@ -57,12 +57,11 @@ double bench_search(int models, int warmup, int steps) {
     t_multi.push_back(c);
   }
   const double p = median(t_plain), s = median(t_single), m = median(t_multi);
-  std::printf("modadd p=47, width 64, 1 block, spline MLP, batch 256: median of %d steps\n",
-              steps);
+  std::printf("modadd p=47, width 64, 1 block, spline MLP, batch 256: median of %d steps\n", steps);
   std::printf("%-28s %10s\n", "", "ms/step");
   std::printf("%-28s %10.2f\n", "train step (1 model)", p * 1e3);
-  std::printf("%-28s %10.2f   %.2fx a train step (adds the D_arch pass)\n",
-              "search step, 1 model", s * 1e3, s / p);
+  std::printf("%-28s %10.2f   %.2fx a train step (adds the D_arch pass)\n", "search step, 1 model",
+              s * 1e3, s / p);
   std::printf("%-28s %10.2f   %.2fx %d one-model search steps\n",
               ("search step, " + std::to_string(models) + " models").c_str(), m * 1e3,
               m / (models * s), models);

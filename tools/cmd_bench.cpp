@@ -218,7 +218,8 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--device", o->device, "Where to step: cpu or cuda")->capture_default_str();
   cmd->add_flag("--json", o->json, "One JSON object per run");
   cmd->add_flag("--gemm", o->gemm, "Square sgemm GFLOP/s through tapir's matmul vs cblas directly");
-  cmd->add_option("--search", o->search, "Time a Stage I step of M models against M one-model steps")
+  cmd->add_option("--search", o->search,
+                  "Time a Stage I step of M models against M one-model steps")
       ->check(CLI::Range(1, 64));
   return {cmd, [o]() {
             set_num_threads(o->threads);

@@ -57,8 +57,8 @@ std::vector<double> paired_difference(const PerArm& v) {
 }
 
 void print_row(const std::string& label, const PerArm& v) {
-  std::printf("%10s  %22s  %22s  %22s\n", label.c_str(), mean_std_text(v[0]).c_str(), mean_std_text(v[1]).c_str(),
-              mean_std_text(paired_difference(v)).c_str());
+  std::printf("%10s  %22s  %22s  %22s\n", label.c_str(), mean_std_text(v[0]).c_str(),
+              mean_std_text(v[1]).c_str(), mean_std_text(paired_difference(v)).c_str());
 }
 
 PlotSeries arm_series(const std::string& arm, const std::vector<double>& xs,

@@ -84,8 +84,7 @@ ProbeReport probe_compare(const std::vector<VariantResult>& results, const Probe
             std::to_string(results[v].runs.size()) + (v + 1 < results.size() ? "," : "\n");
       Json rows = Json::array();
       for (const auto& seeds : layer_loss[v]) rows.push_back(mean_std_json(seeds));
-      j.set(results[v].variant.name,
-            Json::object().set("loss", rows).set("monotone", monotone[v]));
+      j.set(results[v].variant.name, Json::object().set("loss", rows).set("monotone", monotone[v]));
     }
     report.json.set("layers", j);
   }

@@ -13,12 +13,12 @@
 namespace tapir {
 
 struct ProbeOptions {
-  bool layers = false;              // per-layer loss profile (tapir layers)
-  std::vector<std::string> noise;   // noise kinds for the robustness curve (tapir robust)
+  bool layers = false;             // per-layer loss profile (tapir layers)
+  std::vector<std::string> noise;  // noise kinds for the robustness curve (tapir robust)
   std::vector<double> gammas = {0, 0.25, 0.5, 1, 1.5, 2};
-  int64_t repeats = 2;              // noise seeds per gamma and run
+  int64_t repeats = 2;  // noise seeds per gamma and run
   std::string split = "test";
-  int64_t limit = 0;                // max examples per evaluation (0: all)
+  int64_t limit = 0;  // max examples per evaluation (0: all)
   int threads = 1;
 };
 

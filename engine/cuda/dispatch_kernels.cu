@@ -11,17 +11,23 @@ namespace {
 
 template <typename T>
 __global__ void affine_backward_kernel(const T* d_out, int64_t n, T scale, T* d_a) {
-  TAPIR_GRID_STRIDE(i, n) { d_a[i] += d_out[i] * scale; }
+  TAPIR_GRID_STRIDE(i, n) {
+    d_a[i] += d_out[i] * scale;
+  }
 }
 
 template <typename T>
 __global__ void scale_inplace_kernel(T* x, int64_t n, T scale) {
-  TAPIR_GRID_STRIDE(i, n) { x[i] *= scale; }
+  TAPIR_GRID_STRIDE(i, n) {
+    x[i] *= scale;
+  }
 }
 
 template <typename T>
 __global__ void broadcast_rows_kernel(const T* row, int64_t rows, int64_t n, T* out) {
-  TAPIR_GRID_STRIDE(i, rows * n) { out[i] = row[i % n]; }
+  TAPIR_GRID_STRIDE(i, rows * n) {
+    out[i] = row[i % n];
+  }
 }
 
 template <typename T>
@@ -82,10 +88,10 @@ int64_t first_out_of_range(const int32_t* ids, int64_t n, int64_t limit) {
   return host == ~0ull ? -1 : static_cast<int64_t>(host);
 }
 
-#define TAPIR_INSTANTIATE(T)                                                 \
-  template void affine_backward<T>(const T*, int64_t, T, T*);                \
-  template void scale_inplace<T>(T*, int64_t, T);                            \
-  template void broadcast_rows<T>(const T*, int64_t, int64_t, T*);           \
+#define TAPIR_INSTANTIATE(T)                                       \
+  template void affine_backward<T>(const T*, int64_t, T, T*);      \
+  template void scale_inplace<T>(T*, int64_t, T);                  \
+  template void broadcast_rows<T>(const T*, int64_t, int64_t, T*); \
   template void broadcast_rows_backward<T>(const T*, int64_t, int64_t, T*);
 TAPIR_INSTANTIATE(float)
 TAPIR_INSTANTIATE(double)
