@@ -23,9 +23,11 @@
 #include "optim/clip.h"
 #include "optim/optimizer.h"
 #include "optim/trainer.h"
+#include "tests/op_inputs.h"
 #include "tools/run_folder.h"
 
 using namespace tapir;
+using namespace tapir::test;
 
 namespace {
 
@@ -45,37 +47,6 @@ constexpr double kF32Map = 2e-6;
 // mixed sign, so 1e-4 is a bound, not an estimate.
 constexpr double kF32Sum = 1e-4;
 
-enum class Kind { uniform, positive, away_from_zero, ids, mask, causal };
-
-struct Input {
-  Shape shape;
-  Kind kind = Kind::uniform;
-  bool grad = true;
-  int64_t range = 0;  // ids: values in [0, range)
-};
-
-Input U(Shape s) {
-  return {s, Kind::uniform, true, 0};
-}
-Input P(Shape s) {
-  return {s, Kind::positive, true, 0};
-}
-Input A(Shape s) {
-  return {s, Kind::away_from_zero, true, 0};
-}
-Input Const(Shape s) {  // no gradient (ALiBi slopes, a frozen input)
-  return {s, Kind::positive, false, 0};
-}
-Input Ids(Shape s, int64_t range) {
-  return {s, Kind::ids, false, range};
-}
-Input Mask(Shape s) {
-  return {s, Kind::mask, false, 0};
-}
-Input Causal(int64_t T) {
-  return {Shape{T, T}, Kind::causal, false, 0};
-}
-
 using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
 
 struct ParityCase {
@@ -85,43 +56,6 @@ struct ParityCase {
   Fn fn;
   double f32_tol;  // kF32Map or kF32Sum (why: above)
 };
-
-// Host inputs in f64 (or i32), cast to f32 when asked.
-Tensor make_input(const Input& in, DType float_type, Rng& rng) {
-  const bool integer = in.kind == Kind::ids || in.kind == Kind::causal;
-  Tensor t = empty(in.shape, integer ? DType::i32 : DType::f64, Device::cpu);
-  const int64_t n = t.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (in.kind) {
-      case Kind::uniform:
-        t.host_data<double>()[i] = rng.uniform_f64() * 2 - 1;
-        break;
-      case Kind::positive:
-        t.host_data<double>()[i] = 0.5 + rng.uniform_f64() * 1.5;
-        break;
-      case Kind::away_from_zero: {
-        const double v = 0.1 + 0.9 * rng.uniform_f64();
-        t.host_data<double>()[i] = rng.uniform_f64() < 0.5 ? -v : v;
-        break;
-      }
-      case Kind::ids:
-        t.host_data<int32_t>()[i] = static_cast<int32_t>(rng.randint(in.range));
-        break;
-      case Kind::mask: {
-        const double r = rng.uniform_f64();
-        t.host_data<double>()[i] = r < 0.3 ? 0.0 : (r < 0.8 ? 1.0 : 0.5);
-        break;
-      }
-      case Kind::causal: {
-        const int64_t T = in.shape[0], row = i / T, col = i % T;
-        t.host_data<int32_t>()[i] = col > row ? 1 : 0;
-        break;
-      }
-    }
-  }
-  if (!integer && float_type == DType::f32) t = cast(t, DType::f32);
-  return t;
-}
 
 // One entry per op variant; every registered op appears at least once.
 std::vector<ParityCase> cases() {

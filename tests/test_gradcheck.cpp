@@ -12,8 +12,10 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "engine/rng.h"
+#include "tests/op_inputs.h"
 
 using namespace tapir;
+using namespace tapir::test;
 
 namespace {
 
@@ -23,16 +25,6 @@ constexpr double kGradcheckTol = 1e-6;
 // f32 values and gradients against the f64 ones, relative to max(1, |x|).
 constexpr double kF32Tol = 2e-5;
 
-enum class Kind { uniform, positive, away_from_zero, ids, mask, causal, off_knots };
-
-struct Input {
-  Shape shape;
-  Kind kind = Kind::uniform;
-  bool grad = true;
-  int64_t range = 0;      // ids: values in [0, range); off_knots: the number of knots
-  double lo = 0, hi = 0;  // off_knots: the spline's range
-};
-
 struct Case {
   std::string op;  // registry name
   std::string label;
@@ -40,72 +32,9 @@ struct Case {
   GradcheckFn fn;
 };
 
-Input U(Shape s) {
-  return {s, Kind::uniform, true, 0};
-}
-Input P(Shape s) {
-  return {s, Kind::positive, true, 0};
-}
-Input A(Shape s) {
-  return {s, Kind::away_from_zero, true, 0};
-}
-Input Ids(Shape s, int64_t range) {
-  return {s, Kind::ids, false, range};
-}
-Input Mask(Shape s) {
-  return {s, Kind::mask, false, 0};
-}
-Input Causal(int64_t T) {
-  return {Shape{T, T}, Kind::causal, false, 0};
-}
-// Inputs of a spline with `knots` knots on [lo, hi]: every value sits in the
-// middle 80% of a knot interval (central differences never straddle a kink),
-// two intervals' worth on each side lie outside the range.
-Input OffKnots(Shape s, int64_t knots, double lo, double hi) {
-  return {s, Kind::off_knots, true, knots, lo, hi};
-}
-
-Tensor make_input(const Input& in, DType float_type, Rng& rng) {
-  const bool integer = in.kind == Kind::ids || in.kind == Kind::causal;
-  Tensor t = empty(in.shape, integer ? DType::i32 : DType::f64);
-  const int64_t n = t.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (in.kind) {
-      case Kind::uniform:
-        t.data<double>()[i] = rng.uniform_f64() * 2 - 1;
-        break;
-      case Kind::positive:
-        t.data<double>()[i] = 0.5 + rng.uniform_f64() * 1.5;
-        break;
-      case Kind::away_from_zero: {
-        // |x| in [0.1, 1]: kinks (relu) and steep regions stay out of reach of eps.
-        double v = 0.1 + 0.9 * rng.uniform_f64();
-        t.data<double>()[i] = rng.uniform_f64() < 0.5 ? -v : v;
-        break;
-      }
-      case Kind::ids:
-        t.data<int32_t>()[i] = static_cast<int32_t>(rng.randint(in.range));
-        break;
-      case Kind::mask: {
-        // A mix of excluded rows, ordinary rows and fractional weights.
-        const double r = rng.uniform_f64();
-        t.data<double>()[i] = r < 0.3 ? 0.0 : (r < 0.8 ? 1.0 : 0.5);
-        break;
-      }
-      case Kind::off_knots: {
-        const double h = (in.hi - in.lo) / double(in.range - 1);
-        const double k = double(rng.randint(in.range + 3)) - 2;  // intervals -2 .. K
-        t.data<double>()[i] = in.lo + (k + 0.1 + 0.8 * rng.uniform_f64()) * h;
-        break;
-      }
-      case Kind::causal: {
-        const int64_t T = in.shape[0], row = i / T, col = i % T;
-        t.data<int32_t>()[i] = col > row ? 1 : 0;
-        break;
-      }
-    }
-  }
-  if (!integer && float_type == DType::f32) t = cast(t, DType::f32);
+// A gradcheck input: the table's values, needing a gradient as the entry says.
+Tensor gradcheck_input(const Input& in, DType float_type, Rng& rng) {
+  Tensor t = make_input(in, float_type, rng);
   t.impl()->requires_grad = in.grad;
   return t;
 }
@@ -288,7 +217,7 @@ TEST_CASE("gradcheck table: f64 central differences") {
   for (const Case& c : cases()) {
     Rng rng(42, 0);
     std::vector<Tensor> inputs;
-    for (const Input& in : c.inputs) inputs.push_back(make_input(in, DType::f64, rng));
+    for (const Input& in : c.inputs) inputs.push_back(gradcheck_input(in, DType::f64, rng));
     GradcheckResult r = gradcheck(c.fn, inputs);
     INFO(case_name(c) << ": max error " << r.max_error << " at " << r.worst);
     CHECK(r.checked > 0);
@@ -305,7 +234,7 @@ TEST_CASE("gradcheck table: f32 forward and backward agree with f64") {
     for (int k = 0; k < 2; ++k) {
       Rng rng(42, 0);
       for (const Input& in : c.inputs)
-        inputs[k].push_back(make_input(in, k == 0 ? DType::f64 : DType::f32, rng));
+        inputs[k].push_back(gradcheck_input(in, k == 0 ? DType::f64 : DType::f32, rng));
       out[k] = c.fn(inputs[k]);
       backward(sum_all(out[k]));
     }
