@@ -8,10 +8,20 @@
 #   3. offline HTML reports of both (tapir report).
 # Everything lands in runs/main (replaced on every run). See
 # docs/experiments.md for the method, its knobs and what they do.
+#   scripts/main.sh            with the release build
+#   scripts/main.sh portable   with the portable build (x86-64-v2, CPU only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh release
-tapir=build/release/tools/tapir
+preset="${1:-release}"
+case "$preset" in
+  release | portable) ;;
+  *)
+    echo "usage: scripts/main.sh [release|portable]" >&2
+    exit 2
+    ;;
+esac
+scripts/build.sh "$preset"
+tapir=build/$preset/tools/tapir
 out=runs/main
 rm -rf "$out"
 

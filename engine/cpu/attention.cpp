@@ -7,13 +7,12 @@
 // The score-spline variant differs only in the row transform: the scores go
 // through the spline g before the max-subtracted exponential, and backward
 // passes the probabilities' gradient back through g' and into g's knots.
-#define EIGEN_DONT_PARALLELIZE
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "engine/cpu/eigen.h"
 #include "engine/cpu/kernels.h"
 #include "engine/cpu/spline_eval.h"
 #include "engine/threads.h"

@@ -1,9 +1,7 @@
 // Elementwise kernels: binary ops with suffix broadcasting, unary maps.
-#define EIGEN_DONT_PARALLELIZE
-#include <Eigen/Core>
 #include <cmath>
-#include <unsupported/Eigen/SpecialFunctions>
 
+#include "engine/cpu/eigen.h"
 #include "engine/cpu/kernels.h"
 #include "engine/threads.h"
 
