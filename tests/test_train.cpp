@@ -11,6 +11,7 @@
 #include "engine/file_io.h"
 #include "nn/checkpoint.h"
 #include "optim/trainer.h"
+#include "tests/seed_trials.h"
 #include "tools/run_folder.h"
 
 using namespace tapir;
@@ -18,7 +19,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A small modular-addition setting that generalises in a few hundred steps.
+// The step cap of the learning test (see there).
+constexpr int64_t kModaddCap = 4000;
+
+// A small modular-addition setting that generalises in a few hundred to a few
+// thousand steps, depending on the seed.
 TrainConfig small_modadd() {
   TrainConfig c;
   c.task = "modadd";
@@ -63,14 +68,20 @@ std::vector<std::string> metric_values(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("a transformer learns modular addition (p = 23) to >= 99% test accuracy") {
-  TrainConfig c = small_modadd();
-  c.stop_at = 0.99;
-  Trainer trainer(c, "");
-  trainer.run();
-  const double accuracy = trainer.evaluate_split("test").tally.all.accuracy();
-  INFO("steps " << trainer.step() << ", test accuracy " << accuracy);
-  CHECK(accuracy >= 0.99);
-  CHECK(trainer.step() < c.steps);  // it got there before the cap
+  // Over seeds 0-5 the first evaluation at >= 99% came after 400 to 3000
+  // steps, depending on the seed and the build (docs/build.md): the cap
+  // leaves room over that spread, and 2 of 3 seeds must get there before it.
+  CHECK_SEEDS(2, 3, [](uint64_t seed, std::ostream& out) {
+    TrainConfig c = small_modadd();
+    c.seed = seed;
+    c.steps = kModaddCap;
+    c.stop_at = 0.99;
+    Trainer trainer(c, "");
+    trainer.run();
+    const double accuracy = trainer.evaluate_split("test").tally.all.accuracy();
+    out << "test accuracy " << accuracy << " after " << trainer.step() << " steps";
+    return accuracy >= 0.99 && trainer.step() < c.steps;  // before the cap
+  });
 }
 
 TEST_CASE("the same seed gives bit-identical losses; another seed does not") {
