@@ -12,7 +12,7 @@
 # auto stops below AVX-512 because Debian 12's GCC 12.2 generates wrong code
 # when it targets or tunes for AVX-512 (cmake/checks/vector_init.cpp shows
 # it), while OpenBLAS, which does most of the arithmetic, picks its AVX-512
-# kernels at run time whatever tapir is compiled for. docs/engine.md gives
+# kernels at run time whatever tapir is compiled for. docs/build.md gives
 # the measured cost.
 #
 # Whatever the target, the configure step builds and runs that reproduction
@@ -114,6 +114,7 @@ function(tapir_check_codegen what)
     endif()
     string(STRIP "${_out}" _out)
     if(_run EQUAL 0 AND _out STREQUAL "1 1 1 1 0 0 0 0")
+      message(STATUS "tapir: the code-generation check passed (${what})")
       return()
     endif()
     if(_run EQUAL 0)
@@ -147,5 +148,4 @@ endfunction()
 
 tapir_check_codegen("TAPIR_ARCH=${TAPIR_ARCH}" ${TAPIR_ARCH_FLAGS})
 string(REPLACE ";" " " _tapir_arch_shown "${TAPIR_ARCH_FLAGS}")
-message(STATUS "tapir: C++ code for ${TAPIR_ARCH_RESOLVED} (${_tapir_arch_shown}); "
-               "the code-generation check passed")
+message(STATUS "tapir: C++ code for ${TAPIR_ARCH_RESOLVED} (${_tapir_arch_shown})")

@@ -21,22 +21,19 @@ struct SeedTrials {
   std::string log;  // one line per seed tried: its figures and the verdict
 };
 
-// Runs trial(seed, out) for seeds first, first + 1, ... up to `of` seeds and
-// counts those that return true; stops once `need` have passed or can no
-// longer pass. The trial writes its figures to `out`. Each line is also
-// printed as a doctest MESSAGE (shown with -s).
-inline SeedTrials seeds_passing(int need, int of,
-                                const std::function<bool(uint64_t seed, std::ostream& out)>& trial,
-                                uint64_t first = 0) {
+// Runs trial(seed, out) for seeds 0, 1, ... up to `of` seeds and counts
+// those that return true; stops once `need` have passed or can no longer
+// pass. The trial writes its figures to `out`.
+inline SeedTrials seeds_passing(
+    int need, int of, const std::function<bool(uint64_t seed, std::ostream& out)>& trial) {
   SeedTrials result;
   for (int i = 0; i < of && result.passed < need && result.passed + (of - i) >= need; ++i) {
-    const uint64_t seed = first + static_cast<uint64_t>(i);
+    const uint64_t seed = static_cast<uint64_t>(i);
     std::ostringstream out;
     const bool ok = trial(seed, out);
     if (ok) ++result.passed;
     const std::string line =
         "seed " + std::to_string(seed) + ": " + out.str() + (ok ? " (pass)" : " (FAIL)");
-    MESSAGE(line);
     result.log += line + "\n";
   }
   return result;
@@ -45,7 +42,8 @@ inline SeedTrials seeds_passing(int need, int of,
 }  // namespace tapir::test
 
 // At least `need` of `of` seeds pass the trial (a lambda, passed last so that
-// commas in its body need no parentheses); on failure, every seed's line.
+// commas in its body need no parentheses); every seed's line is shown on
+// failure, and with -s.
 #define CHECK_SEEDS(need, of, ...)                                                    \
   do {                                                                                \
     const ::tapir::test::SeedTrials seeds_ =                                          \

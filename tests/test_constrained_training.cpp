@@ -195,22 +195,22 @@ TEST_CASE("constrained training ends with every descent constraint met on traini
   TrainConfig c = small("sorted");
   c.steps = 1500;
   c.eval_every = 1500;
-  ConstraintConfig constraint;
-  constraint.kind = "descent";
-  constraint.alpha = {0.3, 0.0, 0.0};
-  constraint.dual_lr = 0.05;
+  TrainConfig cc = constrained(c);
+  cc.constraint.alpha = {0.3, 0.0, 0.0};
+  cc.constraint.dual_lr = 0.05;
   const auto worst_violation = [&](Trainer& t, std::ostream& out) {
     const std::vector<double> f = train_layer_losses(t);
     double worst = -1;
-    for (double v : descent_constraints(f, constraint)) worst = std::max(worst, v);
+    for (double v : descent_constraints(f, cc.constraint)) worst = std::max(worst, v);
     out << "train losses per layer";
     for (double v : f) out << " " << v;
     out << ", worst violation " << worst;
     return worst;
   };
   CHECK_SEEDS(2, 3, [&](uint64_t seed, std::ostream& out) {
-    c.seed = seed;
-    Trainer plain(c, "");
+    TrainConfig run = c;
+    run.seed = seed;
+    Trainer plain(run, "");
     plain.run();
     out << "plain: ";
     return worst_violation(plain, out) > 0.01;
@@ -218,11 +218,10 @@ TEST_CASE("constrained training ends with every descent constraint met on traini
   for (const bool detach : {false, true}) {
     CAPTURE(detach);
     CHECK_SEEDS(2, 3, [&](uint64_t seed, std::ostream& out) {
-      TrainConfig cc = c;
-      cc.seed = seed;
-      cc.constraint = constraint;
-      cc.constraint.detach_previous = detach;
-      ConstrainedTrainer t(cc, "");
+      TrainConfig run = cc;
+      run.seed = seed;
+      run.constraint.detach_previous = detach;
+      ConstrainedTrainer t(run, "");
       double largest = 0;
       TrainEvents events;
       events.on_step = [&](const StepStats&, double) {
