@@ -1,7 +1,8 @@
 // The differentiable op API. Each op checks its inputs (a bad shape or dtype
 // is a one-line tapir::Error), allocates its output in the step arena, runs
-// the CPU kernel (engine/cpu/kernels.h) and, in grad mode, records a tape
-// node whose backward sits next to the forward in autograd/ops_*.cpp.
+// the kernel for its inputs' device (engine/dispatch.h) and, in grad mode,
+// records a tape node whose backward sits next to the forward in
+// autograd/ops_*.cpp.
 //
 // Float ops accept f32 or f64 (all float operands must share the dtype);
 // ids, targets and masks are i32.
@@ -9,6 +10,7 @@
 #include <initializer_list>
 
 #include "autograd/tape.h"
+#include "engine/kernel_types.h"
 
 namespace tapir {
 
@@ -62,26 +64,25 @@ Tensor embedding(Tensor table, Tensor ids);
 
 // --- attention (ops_attention.cpp) -------------------------------------------
 // Fused causal multi-head self-attention on packed qkv (B, T, 3C) -> (B, T, C)
-// (see engine/cpu/kernels.h for the exact formula). alibi_slopes: optional
+// (see engine/kernel_list.inc for the exact formula). alibi_slopes: optional
 // (heads) tensor of ALiBi slopes, the same dtype as qkv; it gets no gradient.
 Tensor attention(Tensor qkv, int64_t heads, Tensor alibi_slopes = Tensor());
 
 // --- learned nonlinearities (ops_spline.cpp, ops_attention.cpp) ---------------
-// A linear spline: values (K), K >= 2, at K equally spaced knots on [lo, hi],
-// linear interpolation between them and, outside the range, linear
-// (continue the end segments) or constant extrapolation. Elementwise on x;
-// differentiable in x and in the values (see engine/cpu/kernels.h).
-Tensor spline(Tensor x, Tensor values, double lo, double hi, bool linear_extrapolation);
+// A linear spline on `grid` (engine/kernel_types.h: K knots on [lo, hi] and
+// the extrapolation outside): values (K), one per knot, linear
+// interpolation between them. Elementwise on x; differentiable in x and in
+// the values (see engine/kernel_list.inc).
+Tensor spline(Tensor x, Tensor values, const SplineGrid& grid);
 // Attention with a learned score kernel: p_ij proportional to exp(g(s_ij))
 // over the allowed j, g a linear spline of the score (values (K), or
 // (heads, K) for one spline per head). With g the identity it is attention().
-Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double lo, double hi,
-                              bool linear_extrapolation, Tensor alibi_slopes = Tensor());
+Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, const SplineGrid& grid,
+                              Tensor alibi_slopes = Tensor());
 // Causal linear attention with the feature kernel phi(q) . phi(k),
 // phi = softplus(g) + 1e-4 elementwise, g a linear spline (values (K)).
 // O(T) memory: running sums, never a T x T array.
-Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double lo, double hi,
-                                bool linear_extrapolation);
+Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, const SplineGrid& grid);
 
 // --- layout (ops_layout.cpp) ---------------------------------------------------
 Tensor reshape(Tensor x, const Shape& shape);                  // a view: no copy of the data

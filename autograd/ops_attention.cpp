@@ -3,9 +3,9 @@
 // probabilities kept for backward), score-spline (the same with a learned
 // spline of the scores, a second differentiable input) and feature-spline
 // (linear attention with a learned positive feature map).
-#include "autograd/dispatch.h"
+#include "autograd/op_checks.h"
 #include "autograd/ops.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir {
 
@@ -65,12 +65,12 @@ Tensor attention(Tensor qkv, int64_t heads, Tensor alibi_slopes) {
 
 namespace {
 
-// i[0] = heads, i[1] = linear extrapolation, f[0] = lo, f[1] = hi;
+// i[0] = heads, the grid as save_grid keeps it;
 // saved[0] = probs, saved[1] = scores (B, H, T, T).
 void score_spline_attention_backward(const Node& n) {
   Tensor qkv = n.input(0), g = n.input(1), out = n.output();
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
-  const cpu::SplineGrid grid{g.shape().last(), n.f[0], n.f[1], n.i[1] != 0};
+  const SplineGrid grid = saved_grid(n);
   const Device dev = out.device();
   dispatch_float("score-spline attention backward", qkv.dtype(), [&]<typename F>() {
     TAPIR_KERNEL(dev, score_spline_attention_backward<F>, qkv.data<F>(),
@@ -80,12 +80,12 @@ void score_spline_attention_backward(const Node& n) {
 }
 TAPIR_REGISTER_OP(kScoreSplineAttention, "score_spline_attention", score_spline_attention_backward);
 
-// i[0] = heads, i[1] = linear extrapolation, f[0] = lo, f[1] = hi;
+// i[0] = heads, the grid as save_grid keeps it;
 // saved[0] = features (B, T, 2C).
 void feature_spline_attention_backward(const Node& n) {
   Tensor qkv = n.input(0), g = n.input(1), out = n.output();
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
-  const cpu::SplineGrid grid{g.numel(), n.f[0], n.f[1], n.i[1] != 0};
+  const SplineGrid grid = saved_grid(n);
   const Device dev = out.device();
   dispatch_float("feature-spline attention backward", qkv.dtype(), [&]<typename F>() {
     TAPIR_KERNEL(dev, feature_attention_backward<F>, qkv.data<F>(), n.saved_tensor(0).data<F>(),
@@ -97,25 +97,23 @@ TAPIR_REGISTER_OP(kFeatureSplineAttention, "feature_spline_attention",
                   feature_spline_attention_backward);
 
 void record_spline_attention(const OpInfo& info, Tensor out, Tensor qkv, Tensor g, int64_t heads,
-                             const cpu::SplineGrid& grid, Tensor saved0, Tensor saved1) {
+                             const SplineGrid& grid, Tensor saved0, Tensor saved1) {
   if (!needs_grad({qkv, g})) return;
   Node& node = record(info, out, {qkv, g});
   node.i[0] = heads;
-  node.i[1] = grid.linear ? 1 : 0;
-  node.f[0] = grid.lo;
-  node.f[1] = grid.hi;
+  save_grid(node, grid);
   node.saved[0] = saved0.impl();
   node.saved[1] = saved1.defined() ? saved1.impl() : nullptr;
 }
 
 }  // namespace
 
-Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double lo, double hi,
-                              bool linear_extrapolation, Tensor alibi_slopes) {
+Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, const SplineGrid& grid,
+                              Tensor alibi_slopes) {
   const char* op = "score_spline_attention";
   check_qkv(op, qkv, heads);
   check_slopes(op, qkv, heads, alibi_slopes);
-  const cpu::SplineGrid grid = spline_grid(op, g_values, lo, hi, linear_extrapolation);
+  check_spline_values(op, g_values, grid);
   check_same_dtype(op, qkv, g_values);
   const bool per_head = g_values.rank() == 2;
   TAPIR_CHECK(g_values.rank() == 1 || (per_head && g_values.dim(0) == heads), op,
@@ -134,11 +132,11 @@ Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double
   return out;
 }
 
-Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, double lo, double hi,
-                                bool linear_extrapolation) {
+Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values,
+                                const SplineGrid& grid) {
   const char* op = "feature_spline_attention";
   check_qkv(op, qkv, heads);
-  const cpu::SplineGrid grid = spline_grid(op, g_values, lo, hi, linear_extrapolation);
+  check_spline_values(op, g_values, grid);
   check_same_dtype(op, qkv, g_values);
   TAPIR_CHECK(g_values.rank() == 1, op, ": feature spline values must be (K), got ",
               g_values.describe());

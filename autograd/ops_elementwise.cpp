@@ -1,7 +1,7 @@
 // Elementwise ops: binary with suffix broadcasting, affine, unary maps.
-#include "autograd/dispatch.h"
+#include "autograd/op_checks.h"
 #include "autograd/ops.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir {
 
@@ -11,9 +11,9 @@ namespace {
 
 void binary_backward(const Node& n) {
   Tensor a = n.input(0), b = n.input(1), out = n.output();
-  const auto op = static_cast<cpu::BinaryOp>(n.i[0]);
+  const auto op = static_cast<BinaryOp>(n.i[0]);
   dispatch_float("binary backward", out.dtype(), [&]<typename T>() {
-    binary_backward_on<T>(out.device(), op, a.data<T>(), a.numel(), b.data<T>(), b.numel(),
+    TAPIR_KERNEL(out.device(), binary_backward<T>, op, a.data<T>(), a.numel(), b.data<T>(), b.numel(),
                           out.grad<T>(), grad_for<T>(a), grad_for<T>(b));
   });
 }
@@ -23,7 +23,7 @@ TAPIR_REGISTER_OP(kSub, "sub", binary_backward);
 TAPIR_REGISTER_OP(kMul, "mul", binary_backward);
 TAPIR_REGISTER_OP(kDiv, "div", binary_backward);
 
-Tensor binary(const OpInfo& info, cpu::BinaryOp op, Tensor a, Tensor b) {
+Tensor binary(const OpInfo& info, BinaryOp op, Tensor a, Tensor b) {
   check_defined(info.name, a, "first operand");
   check_defined(info.name, b, "second operand");
   check_same_dtype(info.name, a, b);
@@ -33,7 +33,7 @@ Tensor binary(const OpInfo& info, cpu::BinaryOp op, Tensor a, Tensor b) {
               " and ", b.shape().str(), " do not broadcast (one must be a suffix of the other)");
   Tensor out = empty(a_full ? a.shape() : b.shape(), a.dtype(), dev);
   dispatch_float(info.name, a.dtype(), [&]<typename T>() {
-    binary_forward_on<T>(dev, op, a.data<T>(), a.numel(), b.data<T>(), b.numel(), out.data<T>());
+    TAPIR_KERNEL(dev, binary_forward<T>, op, a.data<T>(), a.numel(), b.data<T>(), b.numel(), out.data<T>());
   });
   if (needs_grad({a, b})) record(info, out, {a, b}).i[0] = static_cast<int64_t>(op);
   return out;
@@ -54,9 +54,9 @@ TAPIR_REGISTER_OP(kAffine, "affine", affine_backward);
 
 void unary_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
-  const auto op = static_cast<cpu::UnaryOp>(n.i[0]);
+  const auto op = static_cast<UnaryOp>(n.i[0]);
   dispatch_float("unary backward", out.dtype(), [&]<typename T>() {
-    unary_backward_on<T>(out.device(), op, x.data<T>(), out.data<T>(), out.grad<T>(), x.numel(),
+    TAPIR_KERNEL(out.device(), unary_backward<T>, op, x.data<T>(), out.data<T>(), out.grad<T>(), x.numel(),
                          grad_for<T>(x));
   });
 }
@@ -68,12 +68,12 @@ TAPIR_REGISTER_OP(kSqrt, "sqrt", unary_backward);
 TAPIR_REGISTER_OP(kRelu, "relu", unary_backward);
 TAPIR_REGISTER_OP(kGelu, "gelu", unary_backward);
 
-Tensor unary(const OpInfo& info, cpu::UnaryOp op, Tensor x) {
+Tensor unary(const OpInfo& info, UnaryOp op, Tensor x) {
   check_defined(info.name, x, "input");
   const Device dev = op_device(info.name, {x});
   Tensor out = empty(x.shape(), x.dtype(), dev);
   dispatch_float(info.name, x.dtype(), [&]<typename T>() {
-    unary_forward_on<T>(dev, op, x.data<T>(), x.numel(), out.data<T>());
+    TAPIR_KERNEL(dev, unary_forward<T>, op, x.data<T>(), x.numel(), out.data<T>());
   });
   if (needs_grad({x})) record(info, out, {x}).i[0] = static_cast<int64_t>(op);
   return out;
@@ -82,16 +82,16 @@ Tensor unary(const OpInfo& info, cpu::UnaryOp op, Tensor x) {
 }  // namespace
 
 Tensor add(Tensor a, Tensor b) {
-  return binary(kAdd, cpu::BinaryOp::add, a, b);
+  return binary(kAdd, BinaryOp::add, a, b);
 }
 Tensor sub(Tensor a, Tensor b) {
-  return binary(kSub, cpu::BinaryOp::sub, a, b);
+  return binary(kSub, BinaryOp::sub, a, b);
 }
 Tensor mul(Tensor a, Tensor b) {
-  return binary(kMul, cpu::BinaryOp::mul, a, b);
+  return binary(kMul, BinaryOp::mul, a, b);
 }
 Tensor div(Tensor a, Tensor b) {
-  return binary(kDiv, cpu::BinaryOp::div, a, b);
+  return binary(kDiv, BinaryOp::div, a, b);
 }
 
 Tensor affine(Tensor a, double scale, double shift) {
@@ -107,22 +107,22 @@ Tensor affine(Tensor a, double scale, double shift) {
 }
 
 Tensor exp(Tensor x) {
-  return unary(kExp, cpu::UnaryOp::exp, x);
+  return unary(kExp, UnaryOp::exp, x);
 }
 Tensor log(Tensor x) {
-  return unary(kLog, cpu::UnaryOp::log, x);
+  return unary(kLog, UnaryOp::log, x);
 }
 Tensor tanh(Tensor x) {
-  return unary(kTanh, cpu::UnaryOp::tanh, x);
+  return unary(kTanh, UnaryOp::tanh, x);
 }
 Tensor sqrt(Tensor x) {
-  return unary(kSqrt, cpu::UnaryOp::sqrt, x);
+  return unary(kSqrt, UnaryOp::sqrt, x);
 }
 Tensor relu(Tensor x) {
-  return unary(kRelu, cpu::UnaryOp::relu, x);
+  return unary(kRelu, UnaryOp::relu, x);
 }
 Tensor gelu(Tensor x) {
-  return unary(kGelu, cpu::UnaryOp::gelu, x);
+  return unary(kGelu, UnaryOp::gelu, x);
 }
 
 }  // namespace tapir

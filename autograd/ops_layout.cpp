@@ -1,8 +1,8 @@
 // Layout ops on the tape: reshape (a view), transpose of the last two axes,
 // concat and slice along an axis, masked fill.
-#include "autograd/dispatch.h"
+#include "autograd/op_checks.h"
 #include "autograd/ops.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir {
 
@@ -13,7 +13,7 @@ namespace {
 void reshape_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
   dispatch_float("reshape backward", x.dtype(), [&]<typename T>() {
-    binary_backward_on<T>(x.device(), cpu::BinaryOp::add, x.data<T>(), x.numel(), x.data<T>(),
+    TAPIR_KERNEL(x.device(), binary_backward<T>, BinaryOp::add, x.data<T>(), x.numel(), x.data<T>(),
                           x.numel(), out.grad<T>(), grad_for<T>(x), nullptr);
   });
 }

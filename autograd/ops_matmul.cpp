@@ -2,9 +2,9 @@
 //   d op(A) = dC op(B)^T,   d op(B) = op(A)^T dC,
 // and a transposed operand receives the transpose of that. Every gradient
 // GEMM runs with beta = 1, accumulating into the existing gradient.
-#include "autograd/dispatch.h"
+#include "autograd/op_checks.h"
 #include "autograd/ops.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir {
 

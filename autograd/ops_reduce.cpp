@@ -1,8 +1,8 @@
 // Reductions on the tape: sum and mean over an axis, sum of everything, and
 // max over the last axis (gradient to the first maximal element).
-#include "autograd/dispatch.h"
+#include "autograd/op_checks.h"
 #include "autograd/ops.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir {
 

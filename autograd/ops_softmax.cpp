@@ -1,7 +1,7 @@
 // Softmax, log-softmax and the fused cross-entropy on the tape.
-#include "autograd/dispatch.h"
+#include "autograd/op_checks.h"
 #include "autograd/ops.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir {
 

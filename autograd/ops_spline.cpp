@@ -1,17 +1,17 @@
 // The linear spline as a differentiable op of its input and its knot values
-// (the learned activation of nn/spline.h). Kernels: engine/cpu/spline.cpp.
-#include "autograd/dispatch.h"
+// (the learned activation of nn/spline.h). Kernels: engine/cpu/spline.cpp
+// and engine/cuda/spline.cu.
+#include "autograd/op_checks.h"
 #include "autograd/ops.h"
-#include "engine/cpu/kernels.h"
 
 namespace tapir {
 
 namespace {
 
-// f[0] = lo, f[1] = hi, i[0] = linear extrapolation.
+// The grid is on the node (save_grid).
 void spline_backward(const Node& n) {
   Tensor x = n.input(0), values = n.input(1), out = n.output();
-  const cpu::SplineGrid grid{values.numel(), n.f[0], n.f[1], n.i[0] != 0};
+  const SplineGrid grid = saved_grid(n);
   const Device dev = out.device();
   dispatch_float("spline backward", x.dtype(), [&]<typename F>() {
     TAPIR_KERNEL(dev, spline_backward<F>, x.data<F>(), x.numel(), values.data<F>(), grid,
@@ -22,10 +22,10 @@ TAPIR_REGISTER_OP(kSpline, "spline", spline_backward);
 
 }  // namespace
 
-Tensor spline(Tensor x, Tensor values, double lo, double hi, bool linear_extrapolation) {
+Tensor spline(Tensor x, Tensor values, const SplineGrid& grid) {
   const char* op = "spline";
   check_defined(op, x, "input");
-  const cpu::SplineGrid grid = spline_grid(op, values, lo, hi, linear_extrapolation);
+  check_spline_values(op, values, grid);
   check_same_dtype(op, x, values);
   TAPIR_CHECK(values.rank() == 1, op, ": values must be (K), got ", values.describe());
   const Device dev = op_device(op, {x, values});
@@ -34,12 +34,7 @@ Tensor spline(Tensor x, Tensor values, double lo, double hi, bool linear_extrapo
     TAPIR_KERNEL(dev, spline_forward<F>, x.data<F>(), x.numel(), values.data<F>(), grid,
                  out.data<F>());
   });
-  if (needs_grad({x, values})) {
-    Node& node = record(kSpline, out, {x, values});
-    node.f[0] = lo;
-    node.f[1] = hi;
-    node.i[0] = linear_extrapolation ? 1 : 0;
-  }
+  if (needs_grad({x, values})) save_grid(record(kSpline, out, {x, values}), grid);
   return out;
 }
 

@@ -9,16 +9,6 @@ namespace {
 thread_local Device g_current_device = Device::cpu;
 }
 
-const char* device_name(Device d) {
-  return d == Device::cuda ? "cuda" : "cpu";
-}
-
-Device parse_device(const std::string& name) {
-  if (name == "cpu") return Device::cpu;
-  if (name == "cuda") return Device::cuda;
-  fail("unknown device '", name, "' (known: cpu, cuda)");
-}
-
 void require_device(Device d) {
   if (d == Device::cpu) return;
   TAPIR_CHECK(cuda::cuda_available(), "device cuda is not usable: ", cuda::device_description());

@@ -8,14 +8,23 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
+
+#include "engine/names.h"
 
 namespace tapir {
 
 enum class Device : uint8_t { cpu, cuda };
+template <>
+struct Names<Device> {
+  static constexpr const char* what = "device";
+  static constexpr std::pair<Device, const char*> table[] = {{Device::cpu, "cpu"},
+                                                             {Device::cuda, "cuda"}};
+};
 
-const char* device_name(Device d);  // "cpu" or "cuda"
+inline const char* device_name(Device d) { return name_of(d); }  // "cpu" or "cuda"
 // "cpu" or "cuda"; anything else fails naming the accepted values.
-Device parse_device(const std::string& name);
+inline Device parse_device(const std::string& name) { return parse_name<Device>(name); }
 
 // Fails with one line naming the device and why it cannot be used (for
 // cuda: not built with CUDA, or no usable GPU: cuda::device_description()).

@@ -15,9 +15,9 @@ Json Architecture::describe() const {
   j.set("layers", layers);
   j.set("heads", heads);
   if (mlp_learned) j.set("mlp", mlp_spline.to_json());
-  if (attn != "softmax") {
+  if (attn != AttentionKind::softmax) {
     Json a = attn_spline.to_json();
-    a.set("kernel", attn);
+    a.set("kernel", name_of(attn));
     a.set("per_head", score_per_head);
     j.set("attn", a);
   }
@@ -37,7 +37,7 @@ Json Architecture::describe() const {
 Architecture architecture_of(Transformer& model) {
   const ModelConfig& c = model.config();
   Architecture a;
-  a.mlp_learned = c.mlp_act == "spline";
+  a.mlp_learned = c.mlp_act == MlpAct::spline;
   a.mlp_spline = c.mlp_spline;
   a.attn = c.attn;
   a.attn_spline = c.attn_spline;
@@ -58,7 +58,7 @@ void save_architecture(const std::string& path, const Architecture& arch) {
               ": the model has no learned function (use --mlp-act spline or a spline attention)");
   std::vector<SafeTensorWrite> writes;
   for (const Architecture::Function& f : arch.functions) {
-    const int64_t knots = arch.spline_of(f).knots;
+    const int64_t knots = arch.spline_of(f).grid.knots();
     std::vector<int64_t> shape =
         f.rows == 1 ? std::vector<int64_t>{knots} : std::vector<int64_t>{f.rows, knots};
     writes.push_back({f.name, DType::f32, shape, f.values.data()});
@@ -80,9 +80,10 @@ Architecture load_architecture(const std::string& path) {
     a.mlp_spline.validate("MLP spline of " + path);
   }
   if (const Json* at = j.find("attn")) {
-    a.attn = at->at("kernel").as_string();
-    TAPIR_CHECK(a.attn == "score-spline" || a.attn == "feature-spline", path,
-                ": unknown attention kernel '", a.attn, "'");
+    const std::string kernel = at->at("kernel").as_string();
+    TAPIR_CHECK(kernel == "score-spline" || kernel == "feature-spline", path,
+                ": unknown attention kernel '", kernel, "'");
+    a.attn = parse_name<AttentionKind>(kernel);
     a.attn_spline = SplineConfig::from_json(*at, a.attn_spline);
     a.attn_spline.validate("attention spline of " + path);
     a.score_per_head = at->at("per_head").as_bool();
@@ -93,11 +94,11 @@ Architecture load_architecture(const std::string& path) {
                              e.at("layer").as_int(),
                              e.at("rows").as_int(),
                              {}};
-    TAPIR_CHECK((f.slot == "mlp" && a.mlp_learned) || (f.slot == "attn" && a.attn != "softmax"),
+    TAPIR_CHECK((f.slot == "mlp" && a.mlp_learned) || (f.slot == "attn" && a.attn != AttentionKind::softmax),
                 path, ": function '", f.name, "' is in slot '", f.slot,
                 "', which the architecture does not learn");
     const SafeTensorView& v = file.at(f.name);
-    const int64_t knots = a.spline_of(f).knots;
+    const int64_t knots = a.spline_of(f).grid.knots();
     TAPIR_CHECK(v.dtype == DType::f32 && int64_t(v.nbytes) == f.rows * knots * 4, path,
                 ": tensor '", f.name, "' must be f32 with ", f.rows, " x ", knots, " values");
     f.values.resize(static_cast<size_t>(f.rows * knots));
@@ -111,16 +112,16 @@ Architecture load_architecture(const std::string& path) {
 
 void apply_architecture(const Architecture& arch, ModelConfig& config) {
   auto check_scope = [&](const SplineConfig& s, const char* slot) {
-    TAPIR_CHECK(s.scope == "shared" || arch.layers == config.layers, "the architecture's ", slot,
+    TAPIR_CHECK(s.scope == SplineScope::shared || arch.layers == config.layers, "the architecture's ", slot,
                 " functions are per layer for ", arch.layers, " layers, but the model has ",
                 config.layers);
   };
   if (arch.mlp_learned) {
     check_scope(arch.mlp_spline, "MLP");
-    config.mlp_act = "spline";
+    config.mlp_act = MlpAct::spline;
     config.mlp_spline = arch.mlp_spline;
   }
-  if (arch.attn != "softmax") {
+  if (arch.attn != AttentionKind::softmax) {
     check_scope(arch.attn_spline, "attention");
     TAPIR_CHECK(!arch.score_per_head || arch.heads == config.heads,
                 "the architecture's score splines are per head for ", arch.heads,

@@ -21,7 +21,7 @@ struct Architecture {
   // score_per_head when attn is score-spline or feature-spline.
   bool mlp_learned = false;
   SplineConfig mlp_spline;
-  std::string attn = "softmax";
+  AttentionKind attn = AttentionKind::softmax;
   SplineConfig attn_spline = ModelConfig::default_attn_spline();
   bool score_per_head = false;
   int64_t layers = 0, heads = 0;  // of the model it came from

@@ -7,21 +7,34 @@
 #include <vector>
 
 #include "engine/json.h"
+#include "engine/kernel_types.h"
+#include "engine/names.h"
 #include "nn/layers.h"
 
 namespace tapir {
 
-// A spline's grid, extrapolation, initial values and placement.
-struct SplineConfig {
-  int64_t knots = 121;
-  double lo = -20.0, hi = 20.0;
-  std::string extrapolate = "linear";  // linear | constant
-  std::string init = "gelu";           // gelu | identity | const:C
-  std::string scope = "layer";         // layer (one per block) | shared (one for all blocks)
+// Where a model.s spline lives: one per block, or one for all blocks.
+enum class SplineScope { layer, shared };
+template <>
+struct Names<SplineScope> {
+  static constexpr const char* what = "spline scope";
+  static constexpr std::pair<SplineScope, const char*> table[] = {{SplineScope::layer, "layer"},
+                                                                  {SplineScope::shared, "shared"}};
+};
 
-  bool linear() const { return extrapolate == "linear"; }
-  double knot(int64_t k) const { return lo + double(k) * (hi - lo) / double(knots - 1); }
-  // One-line error naming `what` (e.g. "MLP spline") and the bad field.
+// The extrapolation of a grid, by name: "linear" or "constant" (config files
+// and the command line spell it so; SplineGrid keeps it as linear()).
+bool parse_extrapolation(std::string_view name);
+const char* extrapolation_name(bool linear);
+
+// A spline.s grid (knots, range, extrapolation: valid by construction),
+// initial values and placement.
+struct SplineConfig {
+  SplineGrid grid{121, -20.0, 20.0, true};
+  std::string init = "gelu";  // gelu | identity | const:C
+  SplineScope scope = SplineScope::layer;
+
+  // One-line error naming `what` (e.g. "MLP spline") and the bad init.
   void validate(const std::string& what) const;
   Json to_json() const;
   // Missing fields keep the values of `defaults` (configs written before a

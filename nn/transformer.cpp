@@ -10,9 +10,7 @@ namespace tapir {
 // --- config ----------------------------------------------------------------------
 
 void ModelConfig::validate() const {
-  TAPIR_CHECK(input == "tokens" || input == "frames", "model: unknown input '", input,
-              "' (expected tokens or frames)");
-  if (input == "tokens")
+  if (input == ModelInput::tokens)
     TAPIR_CHECK(vocab >= 1, "model: vocab must be at least 1, got ", vocab);
   else
     TAPIR_CHECK(frame_dim >= 1, "model: frame_dim must be at least 1 for frames, got ", frame_dim);
@@ -23,21 +21,13 @@ void ModelConfig::validate() const {
   TAPIR_CHECK(layers >= 0 && layers <= 256, "model: layers must be in [0, 256], got ", layers);
   TAPIR_CHECK(mlp_ratio >= 1 && mlp_ratio <= 64, "model: mlp ratio must be in [1, 64], got ",
               mlp_ratio);
-  TAPIR_CHECK(mlp_act == "gelu" || mlp_act == "relu" || mlp_act == "spline",
-              "model: unknown MLP activation '", mlp_act, "' (expected gelu, relu or spline)");
-  TAPIR_CHECK(attn == "softmax" || attn == "score-spline" || attn == "feature-spline",
-              "model: unknown attention '", attn,
-              "' (expected softmax, score-spline or feature-spline)");
-  TAPIR_CHECK(pos == "learned" || pos == "sinusoidal" || pos == "none" || pos == "alibi",
-              "model: unknown position scheme '", pos,
-              "' (expected learned, sinusoidal, none or alibi)");
   mlp_spline.validate("MLP spline");
   attn_spline.validate("attention spline");
-  TAPIR_CHECK(!(attn == "feature-spline" && pos == "alibi"),
+  TAPIR_CHECK(!(attn == AttentionKind::feature_spline && pos == Positions::alibi),
               "model: attention feature-spline cannot be combined with positions alibi (linear "
               "attention forms no scores to add the ALiBi bias to); use score-spline or softmax");
-  TAPIR_CHECK(!score_per_head || attn == "score-spline",
-              "model: score-per-head needs attention score-spline, got '", attn, "'");
+  TAPIR_CHECK(!score_per_head || attn == AttentionKind::score_spline,
+              "model: score-per-head needs attention score-spline, got '", name_of(attn), "'");
   TAPIR_CHECK(init_std > 0 && std::isfinite(init_std), "model: init std must be positive, got ",
               init_std);
 }
@@ -50,14 +40,14 @@ Json ModelConfig::to_json() const {
   j.set("heads", heads);
   j.set("layers", layers);
   j.set("mlp_ratio", mlp_ratio);
-  j.set("mlp_act", mlp_act);
-  j.set("attn", attn);
-  j.set("pos", pos);
+  j.set("mlp_act", name_of(mlp_act));
+  j.set("attn", name_of(attn));
+  j.set("pos", name_of(pos));
   j.set("init_std", init_std);
   j.set("mlp_spline", mlp_spline.to_json());
   j.set("attn_spline", attn_spline.to_json());
   j.set("score_per_head", score_per_head);
-  j.set("input", input);
+  j.set("input", name_of(input));
   j.set("frame_dim", frame_dim);
   return j;
 }
@@ -70,9 +60,9 @@ ModelConfig ModelConfig::from_json(const Json& j) {
   c.heads = j.at("heads").as_int();
   c.layers = j.at("layers").as_int();
   c.mlp_ratio = j.at("mlp_ratio").as_int();
-  c.mlp_act = j.at("mlp_act").as_string();
-  c.attn = j.at("attn").as_string();
-  c.pos = j.at("pos").as_string();
+  c.mlp_act = parse_name<MlpAct>(j.at("mlp_act").as_string());
+  c.attn = parse_name<AttentionKind>(j.at("attn").as_string());
+  c.pos = parse_name<Positions>(j.at("pos").as_string());
   c.init_std = j.at("init_std").as_double();
   // Fields added with the learned nonlinearities; older configs lack them.
   if (const Json* v = j.find("mlp_spline"))
@@ -80,7 +70,7 @@ ModelConfig ModelConfig::from_json(const Json& j) {
   if (const Json* v = j.find("attn_spline"))
     c.attn_spline = SplineConfig::from_json(*v, c.attn_spline);
   if (const Json* v = j.find("score_per_head")) c.score_per_head = v->as_bool();
-  if (const Json* in = j.find("input")) c.input = in->as_string();
+  if (const Json* in = j.find("input")) c.input = parse_name<ModelInput>(in->as_string());
   if (const Json* n = j.find("frame_dim")) c.frame_dim = n->as_int();
   c.validate();
   return c;
@@ -94,7 +84,7 @@ SplineConfig ModelConfig::default_attn_spline() {
 
 // --- modules ---------------------------------------------------------------------
 
-CausalSelfAttention::CausalSelfAttention(int64_t width, int64_t heads, const std::string& kind,
+CausalSelfAttention::CausalSelfAttention(int64_t width, int64_t heads, AttentionKind kind,
                                          const BlockShared& shared)
     : heads_(heads),
       kind_(kind),
@@ -111,14 +101,13 @@ Tensor CausalSelfAttention::forward(Tensor x) {
   Tensor qkv = qkv_.forward(x);
   Tensor slopes = alibi_ ? alibi_->view() : Tensor();
   Tensor o;
-  if (kind_ == "softmax") {
+  if (kind_ == AttentionKind::softmax) {
     o = attention(qkv, heads_, slopes);
   } else {
-    const SplineConfig& g = kernel_->config();
-    o = kind_ == "score-spline" ? score_spline_attention(qkv, heads_, kernel_->values().tensor(),
-                                                         g.lo, g.hi, g.linear(), slopes)
-                                : feature_spline_attention(qkv, heads_, kernel_->values().tensor(),
-                                                           g.lo, g.hi, g.linear());
+    const SplineGrid& grid = kernel_->config().grid;
+    const Tensor g = kernel_->values().tensor();
+    o = kind_ == AttentionKind::score_spline ? score_spline_attention(qkv, heads_, g, grid, slopes)
+                                             : feature_spline_attention(qkv, heads_, g, grid);
   }
   return proj_.forward(o);
 }
@@ -152,8 +141,8 @@ Tensor Block::forward(Tensor x) {
 
 namespace {
 std::unique_ptr<Activation> make_activation(const ModelConfig& c) {
-  if (c.mlp_act == "spline") return std::make_unique<Spline>(c.mlp_spline);
-  if (c.mlp_act == "relu") return std::make_unique<Relu>();
+  if (c.mlp_act == MlpAct::spline) return std::make_unique<Spline>(c.mlp_spline);
+  if (c.mlp_act == MlpAct::relu) return std::make_unique<Relu>();
   return std::make_unique<Gelu>();
 }
 
@@ -166,19 +155,19 @@ std::string block_name(int64_t l) {
 
 Transformer::Transformer(const ModelConfig& config)
     : config_((config.validate(), config)),
-      tok_emb_(config.input == "frames" ? 1 : config.vocab, config.width),
+      tok_emb_(config.input == ModelInput::frames ? 1 : config.vocab, config.width),
       ln_f_(config.width),
-      head_(config.width, config.input == "frames" ? config.frame_dim : config.vocab) {
-  if (config.input == "frames") {
+      head_(config.width, config.input == ModelInput::frames ? config.frame_dim : config.vocab) {
+  if (config.input == ModelInput::frames) {
     in_proj_ = std::make_unique<Linear>(config.frame_dim, config.width);
     add_child("in_proj", *in_proj_);
   } else {
     add_child("tok_emb", tok_emb_);
   }
-  if (config.pos == "learned") {
+  if (config.pos == Positions::learned) {
     pos_emb_ = std::make_unique<Embedding>(config.context, config.width);
     add_child("pos_emb", *pos_emb_);
-  } else if (config.pos == "sinusoidal") {
+  } else if (config.pos == Positions::sinusoidal) {
     pos_table_ = HeapTensor(Shape{config.context, config.width}, DType::f32);
     // Scaled by init_std: at init, positions and tokens (N(0, init_std^2))
     // have the same scale, as with a learned table. (Vaswani et al. scale the
@@ -187,7 +176,7 @@ Transformer::Transformer(const ModelConfig& config)
     // generalising.)
     sinusoidal_table(config.context, config.width, config.init_std,
                      pos_table_.view().host_data<float>());
-  } else if (config.pos == "alibi") {
+  } else if (config.pos == Positions::alibi) {
     alibi_slopes_ = HeapTensor(Shape{config.heads}, DType::f32);
     const std::vector<double> slopes = alibi_slopes(config.heads);
     for (int64_t h = 0; h < config.heads; ++h)
@@ -196,10 +185,10 @@ Transformer::Transformer(const ModelConfig& config)
   }
   // Per-layer learned functions are children of their block; a fixed
   // activation (no parameters) or a shared spline is made once.
-  const bool learned_act = config.mlp_act == "spline";
-  const bool act_per_layer = learned_act && config.mlp_spline.scope == "layer";
-  const bool learned_kernel = config.attn != "softmax";
-  const bool kernel_per_layer = learned_kernel && config.attn_spline.scope == "layer";
+  const bool learned_act = config.mlp_act == MlpAct::spline;
+  const bool act_per_layer = learned_act && config.mlp_spline.scope == SplineScope::layer;
+  const bool learned_kernel = config.attn != AttentionKind::softmax;
+  const bool kernel_per_layer = learned_kernel && config.attn_spline.scope == SplineScope::layer;
   const int64_t kernel_rows = config.score_per_head ? config.heads : 1;
   if (!act_per_layer) activations_.push_back(make_activation(config));
   if (learned_kernel && !kernel_per_layer)
@@ -269,7 +258,7 @@ Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden,
   TAPIR_CHECK(T >= 1, "model input must hold at least one position, got ", tokens.describe());
   // ALiBi and no positions have no table, so no longest sequence.
   TAPIR_CHECK(!config_.has_position_table() || T <= config_.context, "sequence length ", T,
-              " does not fit the model's context of ", config_.context, " (positions ", config_.pos,
+              " does not fit the model's context of ", config_.context, " (positions ", name_of(config_.pos),
               ")");
   Tensor x = in_proj_ ? in_proj_->forward(tokens) : tok_emb_.forward(tokens);
   if (pos_emb_) x = add(x, slice(pos_emb_->weight().tensor(), 0, 0, T));

@@ -16,6 +16,41 @@
 
 namespace tapir {
 
+// The closed choices of a model, each read once from its name (engine/names.h).
+enum class MlpAct { gelu, relu, spline };
+enum class AttentionKind { softmax, score_spline, feature_spline };
+enum class Positions { learned, sinusoidal, none, alibi };
+enum class ModelInput { tokens, frames };
+template <>
+struct Names<MlpAct> {
+  static constexpr const char* what = "MLP activation";
+  static constexpr std::pair<MlpAct, const char*> table[] = {
+      {MlpAct::gelu, "gelu"}, {MlpAct::relu, "relu"}, {MlpAct::spline, "spline"}};
+};
+template <>
+struct Names<AttentionKind> {
+  static constexpr const char* what = "attention";
+  static constexpr std::pair<AttentionKind, const char*> table[] = {
+      {AttentionKind::softmax, "softmax"},
+      {AttentionKind::score_spline, "score-spline"},
+      {AttentionKind::feature_spline, "feature-spline"}};
+};
+template <>
+struct Names<Positions> {
+  static constexpr const char* what = "position scheme";
+  static constexpr std::pair<Positions, const char*> table[] = {
+      {Positions::learned, "learned"},
+      {Positions::sinusoidal, "sinusoidal"},
+      {Positions::none, "none"},
+      {Positions::alibi, "alibi"}};
+};
+template <>
+struct Names<ModelInput> {
+  static constexpr const char* what = "model input";
+  static constexpr std::pair<ModelInput, const char*> table[] = {{ModelInput::tokens, "tokens"},
+                                                                 {ModelInput::frames, "frames"}};
+};
+
 struct ModelConfig {
   int64_t vocab = 0;    // V
   int64_t context = 0;  // longest sequence (T_max) the position table holds
@@ -23,9 +58,9 @@ struct ModelConfig {
   int64_t heads = 4;    // H; C must be a multiple
   int64_t layers = 2;   // L
   int64_t mlp_ratio = 4;
-  std::string mlp_act = "gelu";  // gelu | relu | spline
-  std::string attn = "softmax";  // softmax | score-spline | feature-spline
-  std::string pos = "learned";   // learned | sinusoidal | none | alibi
+  MlpAct mlp_act = MlpAct::gelu;
+  AttentionKind attn = AttentionKind::softmax;
+  Positions pos = Positions::learned;
   double init_std = 0.02;
   // The learned functions: the MLP spline (mlp_act = spline) and the
   // attention kernel's spline g (attn = score-spline or feature-spline).
@@ -35,11 +70,11 @@ struct ModelConfig {
 
   static SplineConfig default_attn_spline();
   // Whether the model has a position table and so a maximum length.
-  bool has_position_table() const { return pos == "learned" || pos == "sinusoidal"; }
+  bool has_position_table() const { return pos == Positions::learned || pos == Positions::sinusoidal; }
   // What the model reads and writes: "tokens" (ids through tok_emb, logits
   // over the vocabulary) or "frames" (frame_dim real values per position
   // through the linear in_proj, frame_dim outputs from the head).
-  std::string input = "tokens";
+  ModelInput input = ModelInput::tokens;
   int64_t frame_dim = 0;
 
   void validate() const;  // one-line error naming the bad field
@@ -60,7 +95,7 @@ struct BlockShared {
 
 class CausalSelfAttention : public Module {
  public:
-  CausalSelfAttention(int64_t width, int64_t heads, const std::string& kind,
+  CausalSelfAttention(int64_t width, int64_t heads, AttentionKind kind,
                       const BlockShared& shared);
   Tensor forward(Tensor x);  // (B, T, C) -> (B, T, C)
   Linear& qkv() { return qkv_; }
@@ -68,7 +103,7 @@ class CausalSelfAttention : public Module {
 
  private:
   int64_t heads_;
-  std::string kind_;
+  AttentionKind kind_;
   Linear qkv_;
   Spline* kernel_;
   const HeapTensor* alibi_;

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "autograd/dispatch.h"
+#include "engine/dispatch.h"
 
 namespace tapir {
 

@@ -71,7 +71,7 @@ const char* noise_kind_name(NoiseKind kind) {
 }
 
 double perturbation_scale(Transformer& model) {
-  if (model.config().input == "frames") return 1.0;
+  if (model.config().input == ModelInput::frames) return 1.0;
   const Tensor table = model.find_parameter("tok_emb.weight")->tensor();
   std::vector<float> w(static_cast<size_t>(table.numel()));
   read_bytes(table, w.data());
@@ -84,7 +84,7 @@ Perturbation make_perturbation(NoiseKind kind, double gamma, Transformer& model,
                                uint64_t seed) {
   TAPIR_CHECK(gamma >= 0 && std::isfinite(gamma), "gamma must be a non-negative number, got ",
               gamma);
-  const bool frames = model.config().input == "frames";
+  const bool frames = model.config().input == ModelInput::frames;
   TAPIR_CHECK(!(frames && kind == NoiseKind::discrete), "discrete noise replaces tokens; task ",
               task.name(), " reads real-valued frames");
   Perturbation p;

@@ -1,6 +1,6 @@
 #include "optim/optimizer.h"
 
-#include "autograd/dispatch.h"
+#include "engine/dispatch.h"
 #include "engine/error.h"
 
 namespace tapir {

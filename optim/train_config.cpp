@@ -11,7 +11,6 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(eval_batch >= 1, "eval-batch must be at least 1, got ", eval_batch);
   TAPIR_CHECK(eval_limit >= 0, "eval-limit must be 0 (all) or positive, got ", eval_limit);
   TAPIR_CHECK(threads >= 1 && threads <= 256, "threads must be in [1, 256], got ", threads);
-  parse_device(device);
   TAPIR_CHECK(std::isfinite(clip), "clip must be a finite number, got ", clip);
   TAPIR_CHECK(stop_at >= 0 && stop_at <= 1, "stop-at must be in [0, 1], got ", stop_at);
   TAPIR_CHECK(schedule.base_lr > 0 && std::isfinite(schedule.base_lr), "lr must be positive, got ",
@@ -56,7 +55,7 @@ Json TrainConfig::to_json() const {
   j.set("stop_at", stop_at);
   j.set("seed", static_cast<int64_t>(seed));
   j.set("threads", threads);
-  j.set("device", device);
+  j.set("device", device_name(device));
   j.set("arch_file", arch_file);
   j.set("arch_trainable", arch_trainable);
   return j;
@@ -93,7 +92,7 @@ TrainConfig TrainConfig::from_json(const Json& j) {
   c.stop_at = j.at("stop_at").as_double();
   c.seed = static_cast<uint64_t>(j.at("seed").as_int());
   c.threads = static_cast<int>(j.at("threads").as_int());
-  if (const Json* v = j.find("device")) c.device = v->as_string();  // absent in older runs: cpu
+  if (const Json* v = j.find("device")) c.device = parse_device(v->as_string());  // absent in older runs: cpu
   if (const Json* v = j.find("arch_file")) c.arch_file = v->as_string();  // absent in older runs
   if (const Json* v = j.find("arch_trainable")) c.arch_trainable = v->as_bool();
   c.validate();

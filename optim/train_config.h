@@ -29,7 +29,7 @@ struct TrainConfig {
   double stop_at = 0;        // stop once test accuracy reaches this (0 = never)
   uint64_t seed = 0;         // model init (stream 0) and batch sampling (stream 1)
   int threads = 1;
-  std::string device = "cpu";   // cpu or cuda: where parameters, state and activations live
+  Device device = Device::cpu;  // where parameters, state and activations live
   std::string arch_file;        // learned functions to use (nn/architecture.h); empty: none
   bool arch_trainable = false;  // keep training them (default: frozen)
 

@@ -103,12 +103,12 @@ Tensor task_loss(Tensor outputs, Tensor targets, Tensor mask) {
 Trainer::Trainer(const TrainConfig& config, std::string out_dir)
     : config_(config), out_dir_(std::move(out_dir)), data_rng_(config.seed, 1) {
   config_.validate();
-  device_ = parse_device(config_.device);
+  device_ = config_.device;
   require_device(device_);
   task_ = make_task(config_.task, config_.task_options);
   config_.model.vocab = task_->vocab().size();
   if (task_->is_regression()) {
-    config_.model.input = "frames";
+    config_.model.input = ModelInput::frames;
     config_.model.frame_dim = task_->frame_dim();
   }
   if (config_.model.context == 0) config_.model.context = task_->max_length();
@@ -275,7 +275,7 @@ void Trainer::save() {
 }
 
 std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
-                                         const std::string& device) {
+                                         std::optional<Device> device) {
   const std::string config_path = path_in(dir, "config.json");
   TAPIR_CHECK(fs::exists(config_path), "cannot resume ", dir, ": no config.json in it");
   TrainConfig config = TrainConfig::from_json(parse_json(read_file(config_path)));
@@ -283,7 +283,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
     if (config.schedule.total == config.steps) config.schedule.total = steps;
     config.steps = steps;
   }
-  if (!device.empty()) config.device = device;
+  if (device) config.device = *device;
   std::unique_ptr<Trainer> trainer = make_trainer(config, dir);
   const std::string resume_path = path_in(dir, "resume.safetensors");
   TAPIR_CHECK(fs::exists(resume_path), "cannot resume ", dir,

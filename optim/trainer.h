@@ -15,6 +15,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,10 +57,10 @@ class Trainer {
   void start_fresh(bool force);
   // Rebuilds a run from DIR/config.json and DIR/resume.safetensors; `steps`
   // (if > 0) extends or shortens the run.
-  // `device` (if not empty) replaces the saved one: a run may continue on
+  // `device` (if given) replaces the saved one: a run may continue on
   // another device.
   static std::unique_ptr<Trainer> resume(const std::string& dir, int64_t steps = 0,
-                                         const std::string& device = "");
+                                         std::optional<Device> device = std::nullopt);
 
   // Trains to config.steps (or until stop_at is reached).
   void run(const TrainEvents& events = {});

@@ -42,13 +42,10 @@ ModelConfig learned_config() {
   c.width = 16;
   c.heads = 4;
   c.layers = 2;
-  c.mlp_act = "spline";
-  c.mlp_spline.knots = 33;
-  c.mlp_spline.lo = -4;
-  c.mlp_spline.hi = 4;
-  c.mlp_spline.extrapolate = "constant";
-  c.attn = "score-spline";
-  c.attn_spline.scope = "shared";
+  c.mlp_act = MlpAct::spline;
+  c.mlp_spline.grid = SplineGrid(33, -4, 4, /*linear=*/false);
+  c.attn = AttentionKind::score_spline;
+  c.attn_spline.scope = SplineScope::shared;
   c.score_per_head = true;
   return c;
 }
@@ -86,11 +83,11 @@ TEST_CASE("architecture files round-trip the learned functions and their descrip
   save_architecture(dir.file("arch.safetensors"), architecture_of(source));
   const Architecture a = load_architecture(dir.file("arch.safetensors"));
   CHECK(a.mlp_learned);
-  CHECK(a.mlp_spline.knots == 33);
-  CHECK(a.mlp_spline.extrapolate == "constant");
-  CHECK(a.attn == "score-spline");
+  CHECK(a.mlp_spline.grid.knots() == 33);
+  CHECK(!a.mlp_spline.grid.linear());
+  CHECK(a.attn == AttentionKind::score_spline);
   CHECK(a.score_per_head);
-  CHECK(a.attn_spline.scope == "shared");
+  CHECK(a.attn_spline.scope == SplineScope::shared);
   REQUIRE(a.functions.size() == 3);
   CHECK(a.functions[0].name == "blocks.0.mlp.act.values");
   CHECK(a.functions[2].name == "attn_kernel.values");
@@ -105,8 +102,8 @@ TEST_CASE("architecture files round-trip the learned functions and their descrip
   target.heads = 4;
   target.layers = 2;
   apply_architecture(a, target);
-  CHECK(target.mlp_act == "spline");
-  CHECK(target.attn == "score-spline");
+  CHECK(target.mlp_act == MlpAct::spline);
+  CHECK(target.attn == AttentionKind::score_spline);
   Transformer copy(target);
   load_architecture_values(a, copy, /*trainable=*/false, "arch");
   for (const char* name : {"blocks.1.mlp.act.values", "attn_kernel.values"}) {
@@ -129,8 +126,8 @@ TEST_CASE("architecture files round-trip the learned functions and their descrip
                        doctest::Contains("per head for 4 heads, but the model has 2"), Error);
   // A model without learned functions has nothing to save; other files are refused.
   ModelConfig plain = target;
-  plain.mlp_act = "gelu";
-  plain.attn = "softmax";
+  plain.mlp_act = MlpAct::gelu;
+  plain.attn = AttentionKind::softmax;
   plain.score_per_head = false;
   Transformer gelu_model(plain);
   CHECK_THROWS_WITH_AS(save_architecture(dir.file("none.safetensors"), architecture_of(gelu_model)),
@@ -151,8 +148,8 @@ TEST_CASE("train --arch: the functions are frozen by default, trainable on reque
   for (bool trainable : {false, true}) {
     CAPTURE(trainable);
     Trainer t(tiny_run(path, trainable), "");
-    CHECK(t.config().model.mlp_act == "spline");
-    CHECK(t.config().model.attn == "score-spline");
+    CHECK(t.config().model.mlp_act == MlpAct::spline);
+    CHECK(t.config().model.attn == AttentionKind::score_spline);
     t.run();
     bool unchanged = true;
     for (const char* name : {"blocks.0.mlp.act.values", "attn_kernel.values"}) {

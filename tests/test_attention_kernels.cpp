@@ -15,6 +15,7 @@
 #include "engine/threads.h"
 #include "nn/positions.h"
 #include "nn/spline.h"
+#include "tests/spline_ops.h"
 
 using namespace tapir;
 

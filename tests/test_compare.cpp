@@ -19,7 +19,7 @@ TEST_CASE("a variant's items are train options over the base configuration") {
   CHECK_FALSE(same.constraint.enabled());
 
   const TrainConfig v = apply_variant(base, parse_variant("pos=alibi,arch:some/file.safetensors"));
-  CHECK(v.model.pos == "alibi");
+  CHECK(v.model.pos == Positions::alibi);
   CHECK(v.arch_file == "some/file.safetensors");
   CHECK(v.model.width == 48);  // untouched options keep the base's values
   CHECK(v.schedule.base_lr == doctest::Approx(3e-3));

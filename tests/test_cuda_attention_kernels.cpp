@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "cuda_parity.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/cuda/runtime.h"
 #if defined(TAPIR_HAS_CUDA)
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 #endif
 
 using namespace cuda_parity;
@@ -32,13 +32,13 @@ namespace {
 // neighbouring intervals, which changes the slope (and the knot weights) by
 // design, so such points do not test parity.
 template <typename T>
-std::vector<T> spline_points(int64_t n, const cpu::SplineGrid& grid, uint64_t seed) {
-  const auto u = random_vector<double>(n, seed, -3.0, double(grid.knots + 2));
-  const double h = (grid.hi - grid.lo) / double(grid.knots - 1);
+std::vector<T> spline_points(int64_t n, const SplineGrid& grid, uint64_t seed) {
+  const auto u = random_vector<double>(n, seed, -3.0, double(grid.knots() + 2));
+  const double h = (grid.hi() - grid.lo()) / double(grid.knots() - 1);
   std::vector<T> x(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const double k = std::floor(u[i]), t = 0.05 + 0.9 * (u[i] - k);
-    x[i] = static_cast<T>(grid.lo + (k + t) * h);
+    x[i] = static_cast<T>(grid.lo() + (k + t) * h);
   }
   return x;
 }
@@ -49,14 +49,14 @@ TEST_CASE_TEMPLATE("cuda parity: linear spline", T, float, double) {
   if (!gpu_or_skip()) return;
   for (int linear = 0; linear < 2; ++linear) {
     CAPTURE(linear);
-    const cpu::SplineGrid grid{23, -2.0, 3.0, bool(linear)};
-    const int64_t K = grid.knots;
+    const SplineGrid grid{23, -2.0, 3.0, bool(linear)};
+    const int64_t K = grid.knots();
     const auto values = random_vector<T>(K, 200, -2, 2);
     DeviceArray<T> dvalues(values);
 
     auto x = spline_points<T>(5000, grid, 201);
     const T inf = std::numeric_limits<T>::infinity();
-    for (T special : {std::numeric_limits<T>::quiet_NaN(), inf, -inf, T(grid.lo), T(grid.hi)})
+    for (T special : {std::numeric_limits<T>::quiet_NaN(), inf, -inf, T(grid.lo()), T(grid.hi())})
       x.push_back(special);
     const int64_t n = static_cast<int64_t>(x.size());
     std::vector<T> out(n);
@@ -100,8 +100,8 @@ TEST_CASE_TEMPLATE("cuda parity: softmax and score-spline attention", T, float, 
       CAPTURE(s.T);
       CAPTURE(variant);
       const bool spline = variant >= 1, per_head = variant == 2, alibi = variant != 1;
-      const cpu::SplineGrid grid{21, -4.0, 4.0, variant != 3};
-      const int64_t K = grid.knots, rows = per_head ? s.H : 1;
+      const SplineGrid grid{21, -4.0, 4.0, variant != 3};
+      const int64_t K = grid.knots(), rows = per_head ? s.H : 1;
       const int64_t n_qkv = s.B * s.T * 3 * s.C, n_out = s.B * s.T * s.C;
       const int64_t n_p = s.B * s.H * s.T * s.T;
       const auto qkv = random_vector<T>(n_qkv, 210, -1.5, 1.5);
@@ -161,8 +161,8 @@ TEST_CASE_TEMPLATE("cuda parity: feature-spline attention", T, float, double) {
     for (int linear = 0; linear < 2; ++linear) {
       CAPTURE(s.T);
       CAPTURE(linear);
-      const cpu::SplineGrid grid{15, -2.0, 2.0, bool(linear)};
-      const int64_t K = grid.knots;
+      const SplineGrid grid{15, -2.0, 2.0, bool(linear)};
+      const int64_t K = grid.knots();
       const int64_t n_qkv = s.B * s.T * 3 * s.C, n_out = s.B * s.T * s.C;
       const auto qkv = random_vector<T>(n_qkv, 220, -2.5, 2.5);  // also beyond [lo, hi]
       const auto g = random_vector<T>(K, 221, -3, 3), d_out = random_vector<T>(n_out, 222);
@@ -197,8 +197,8 @@ TEST_CASE_TEMPLATE("cuda parity: feature-spline attention", T, float, double) {
 TEST_CASE("cuda knot sums give the same bits run to run") {
   if (!gpu_or_skip()) return;
   using T = float;
-  const cpu::SplineGrid grid{31, -3.0, 3.0, true};
-  const int64_t K = grid.knots, n = 70000;
+  const SplineGrid grid{31, -3.0, 3.0, true};
+  const int64_t K = grid.knots(), n = 70000;
   const auto x = random_vector<T>(n, 230, -3.5, 3.5), d_out = random_vector<T>(n, 231);
   const auto values = random_vector<T>(K, 232, -2, 2);
   DeviceArray<T> dx(x), dd_out(d_out), dvalues(values);

@@ -1,5 +1,5 @@
-// CUDA kernels against their CPU twins (engine/cuda/kernels.h vs
-// engine/cpu/kernels.h), one case per kernel family: random host inputs, the
+// CUDA kernels against their CPU twins (the cuda:: and cpu:: twins declared by
+// engine/kernels.h), one case per kernel family: random host inputs, the
 // cpu:: kernel on the host, the cuda:: kernel on device copies, the results
 // compared within per-kernel tolerances (tests/cuda_parity.h). Backward
 // kernels accumulate into non-zero gradients, and null gradient pointers are
@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "cuda_parity.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/cuda/runtime.h"
 #include "engine/error.h"
 #if defined(TAPIR_HAS_CUDA)
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 #endif
 
 using namespace cuda_parity;
@@ -78,15 +78,14 @@ TEST_CASE_TEMPLATE("cuda parity: binary ops with suffix broadcasting", T, float,
       CAPTURE(s.n_a);
       CAPTURE(s.n_b);
       CAPTURE(op_index);
-      const auto cop = static_cast<cpu::BinaryOp>(op_index);
-      const auto gop = static_cast<gpu::BinaryOp>(op_index);
+      const auto op = static_cast<BinaryOp>(op_index);
       const int64_t n = std::max(s.n_a, s.n_b);
       const auto a = random_vector<T>(s.n_a, 1, -2, 2), b = random_vector<T>(s.n_b, 2, 0.5, 2);
       const auto d_out = random_vector<T>(n, 3);
       std::vector<T> out(n);
-      cpu::binary_forward(cop, a.data(), s.n_a, b.data(), s.n_b, out.data());
+      cpu::binary_forward(op, a.data(), s.n_a, b.data(), s.n_b, out.data());
       DeviceArray<T> da(a), db(b), dout{std::vector<T>(n)}, dd_out(d_out);
-      gpu::binary_forward(gop, da.get(), s.n_a, db.get(), s.n_b, dout.get());
+      gpu::binary_forward(op, da.get(), s.n_a, db.get(), s.n_b, dout.get());
       check_close("binary_forward", out, dout.host(), tol<T>(1e-6));  // one rounding each
 
       // Accumulating into non-zero gradients; then each gradient alone.
@@ -94,9 +93,9 @@ TEST_CASE_TEMPLATE("cuda parity: binary ops with suffix broadcasting", T, float,
         CAPTURE(which);
         auto ga = random_vector<T>(s.n_a, 4), gb = random_vector<T>(s.n_b, 5);
         DeviceArray<T> dga(ga), dgb(gb);
-        cpu::binary_backward(cop, a.data(), s.n_a, b.data(), s.n_b, d_out.data(),
+        cpu::binary_backward(op, a.data(), s.n_a, b.data(), s.n_b, d_out.data(),
                              which != 2 ? ga.data() : nullptr, which != 1 ? gb.data() : nullptr);
-        gpu::binary_backward(gop, da.get(), s.n_a, db.get(), s.n_b, dd_out.get(),
+        gpu::binary_backward(op, da.get(), s.n_a, db.get(), s.n_b, dd_out.get(),
                              which != 2 ? dga.get() : nullptr, which != 1 ? dgb.get() : nullptr);
         // f32: the broadcast operand's gradient is a sum over up to 45 rows in
         // a different order.
@@ -111,22 +110,21 @@ TEST_CASE_TEMPLATE("cuda parity: unary ops and affine", T, float, double) {
   const int64_t n = 3001;
   for (int op_index = 0; op_index < 6; ++op_index) {
     CAPTURE(op_index);
-    const auto cop = static_cast<cpu::UnaryOp>(op_index);
-    const auto gop = static_cast<gpu::UnaryOp>(op_index);
-    const bool positive = cop == cpu::UnaryOp::log || cop == cpu::UnaryOp::sqrt;
+    const auto op = static_cast<UnaryOp>(op_index);
+    const bool positive = op == UnaryOp::log || op == UnaryOp::sqrt;
     const auto x = random_vector<T>(n, 10 + op_index, positive ? 0.1 : -4, 4);
     std::vector<T> out(n);
-    cpu::unary_forward(cop, x.data(), n, out.data());
+    cpu::unary_forward(op, x.data(), n, out.data());
     DeviceArray<T> dx(x), dout{std::vector<T>(n)};
-    gpu::unary_forward(gop, dx.get(), n, dout.get());
+    gpu::unary_forward(op, dx.get(), n, dout.get());
     // f32: CUDA's expf, logf, tanhf, erff and the host's differ by a few ulp.
     check_close("unary_forward", out, dout.host(), tol<T>(2e-6));
 
     const auto d_out = random_vector<T>(n, 20), g0 = random_vector<T>(n, 21);
     auto g = g0;
-    cpu::unary_backward(cop, x.data(), out.data(), d_out.data(), n, g.data());
+    cpu::unary_backward(op, x.data(), out.data(), d_out.data(), n, g.data());
     DeviceArray<T> dd_out(d_out), dg(g0), dcpu_out(out);  // the same forward output on both
-    gpu::unary_backward(gop, dx.get(), dcpu_out.get(), dd_out.get(), n, dg.get());
+    gpu::unary_backward(op, dx.get(), dcpu_out.get(), dd_out.get(), n, dg.get());
     check_close("unary_backward", g, dg.host(), tol<T>(2e-6));
   }
   const auto a = random_vector<T>(777, 30);

@@ -25,6 +25,7 @@
 #include "optim/trainer.h"
 #include "tests/op_inputs.h"
 #include "tools/run_folder.h"
+#include "tests/spline_ops.h"
 
 using namespace tapir;
 using namespace tapir::test;
@@ -326,7 +327,7 @@ TEST_CASE("device plumbing without a GPU: checks that never touch device memory"
     CHECK_THROWS_AS(require_device(Device::cuda), Error);
     CHECK_THROWS_AS(zeros(Shape{3}, DType::f32, Device::cuda), Error);
     TrainConfig config;
-    config.device = "cuda";
+    config.device = Device::cuda;
     CHECK_THROWS_AS(make_trainer(config, ""), Error);
   }
 #if !TAPIR_HAS_CUDA
@@ -447,7 +448,7 @@ TEST_CASE("a checkpoint trained on cuda loads and evaluates on cpu") {
   config.batch = 16;
   config.eval_every = 5;
   config.eval_limit = 64;
-  config.device = "cuda";
+  config.device = Device::cuda;
   auto trained = make_trainer(config, dir.string());
   trained->start_fresh(true);
   trained->run();

@@ -13,6 +13,7 @@
 #include "autograd/ops.h"
 #include "engine/rng.h"
 #include "tests/op_inputs.h"
+#include "tests/spline_ops.h"
 
 using namespace tapir;
 using namespace tapir::test;

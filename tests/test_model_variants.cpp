@@ -70,8 +70,8 @@ TEST_CASE("sinusoidal table: scaled sin on even columns, cos on odd ones") {
 
 TEST_CASE("learned functions are parameters with stable names, per layer or shared") {
   ModelConfig c = small_config();
-  c.mlp_act = "spline";
-  c.attn = "score-spline";
+  c.mlp_act = MlpAct::spline;
+  c.attn = AttentionKind::score_spline;
   Transformer per_layer(c);
   std::set<std::string> names = parameter_names(per_layer);
   for (const char* n :
@@ -82,10 +82,10 @@ TEST_CASE("learned functions are parameters with stable names, per layer or shar
   CHECK_FALSE(per_layer.find_parameter("blocks.1.mlp.act.values")->decay);
   CHECK(per_layer.learned_functions().size() == 4);
 
-  c.mlp_spline.scope = "shared";
-  c.attn_spline.scope = "shared";
+  c.mlp_spline.scope = SplineScope::shared;
+  c.attn_spline.scope = SplineScope::shared;
   c.score_per_head = true;
-  c.pos = "alibi";
+  c.pos = Positions::alibi;
   Transformer shared(c);
   names = parameter_names(shared);
   CHECK(names.count("mlp_act.values") == 1);
@@ -114,8 +114,8 @@ TEST_CASE("without a position table the model runs past its training length") {
   for (const char* pos : {"alibi", "none"}) {
     CAPTURE(pos);
     ModelConfig c = small_config();
-    c.pos = pos;
-    c.attn = "score-spline";
+    c.pos = parse_name<Positions>(pos);
+    c.attn = AttentionKind::score_spline;
     Transformer m(c);
     m.init(3);
     NoGrad no_grad;
@@ -141,7 +141,7 @@ TEST_CASE("without a position table the model runs past its training length") {
   }
   for (const char* pos : {"learned", "sinusoidal"}) {
     ModelConfig c = small_config();
-    c.pos = pos;
+    c.pos = parse_name<Positions>(pos);
     Transformer m(c);
     NoGrad no_grad;
     CHECK_THROWS_WITH_AS(m.forward(tokens(1, 2 * c.context, c.vocab)),
@@ -152,36 +152,38 @@ TEST_CASE("without a position table the model runs past its training length") {
 
 TEST_CASE("model config: invalid combinations are refused with a clear message") {
   ModelConfig c = small_config();
-  c.attn = "feature-spline";
-  c.pos = "alibi";
+  c.attn = AttentionKind::feature_spline;
+  c.pos = Positions::alibi;
   CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("feature-spline cannot be combined"), Error);
   c = small_config();
   c.score_per_head = true;
   CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("score-per-head needs"), Error);
   c = small_config();
-  c.pos = "rope";
-  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("unknown position scheme 'rope'"), Error);
+  // A name outside a closed choice cannot be held by the config; it is
+  // refused where it is read.
+  Json named = c.to_json();
+  named.set("pos", "rope");
+  CHECK_THROWS_WITH_AS(ModelConfig::from_json(named), doctest::Contains("unknown position scheme 'rope'"),
+                       Error);
+  named = c.to_json();
+  named.set("attn", "linear");
+  CHECK_THROWS_WITH_AS(ModelConfig::from_json(named), doctest::Contains("unknown attention 'linear'"),
+                       Error);
   c = small_config();
-  c.attn = "linear";
-  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("unknown attention 'linear'"), Error);
-  c = small_config();
-  c.mlp_act = "spline";
+  c.mlp_act = MlpAct::spline;
   c.mlp_spline.init = "sine";
   CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("MLP spline init"), Error);
 }
 
 TEST_CASE("model config: JSON round trip of the new fields, and older configs still load") {
   ModelConfig c = small_config();
-  c.mlp_act = "spline";
-  c.attn = "score-spline";
-  c.pos = "alibi";
+  c.mlp_act = MlpAct::spline;
+  c.attn = AttentionKind::score_spline;
+  c.pos = Positions::alibi;
   c.score_per_head = true;
-  c.mlp_spline.knots = 64;
-  c.mlp_spline.lo = -15;
-  c.mlp_spline.hi = 15;
-  c.mlp_spline.extrapolate = "constant";
+  c.mlp_spline.grid = SplineGrid(64, -15, 15, /*linear=*/false);
   c.mlp_spline.init = "const:0.01";
-  c.attn_spline.scope = "shared";
+  c.attn_spline.scope = SplineScope::shared;
   const ModelConfig back = ModelConfig::from_json(c.to_json());
   CHECK(back.to_json() == c.to_json());
   CHECK(back.mlp_spline.init == "const:0.01");
@@ -194,6 +196,6 @@ TEST_CASE("model config: JSON round trip of the new fields, and older configs st
   Json older = Json::object();
   for (auto& [k, v] : kept) older.set(k, v);
   const ModelConfig loaded = ModelConfig::from_json(older);
-  CHECK(loaded.mlp_spline.knots == 121);
+  CHECK(loaded.mlp_spline.grid.knots() == 121);
   CHECK(loaded.attn_spline.init == "identity");
 }

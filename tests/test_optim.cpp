@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/error.h"
 #include "engine/threads.h"
 #include "optim/optimizer.h"

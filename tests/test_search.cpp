@@ -24,10 +24,8 @@ SearchConfig small_search() {
   c.model.width = 32;
   c.model.layers = 2;
   c.model.heads = 2;
-  c.model.mlp_act = "spline";
-  c.model.mlp_spline.knots = 21;
-  c.model.mlp_spline.lo = -4;
-  c.model.mlp_spline.hi = 4;
+  c.model.mlp_act = MlpAct::spline;
+  c.model.mlp_spline.grid = SplineGrid(21, -4, 4, true);
   c.batch = 32;
   c.steps = 6;
   c.eval_every = 3;

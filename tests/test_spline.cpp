@@ -13,6 +13,7 @@
 #include "engine/rng.h"
 #include "engine/threads.h"
 #include "nn/spline.h"
+#include "tests/spline_ops.h"
 
 using namespace tapir;
 
@@ -131,15 +132,15 @@ TEST_CASE("Spline module: inits, parameter and config checks") {
   CHECK(gelu_spline.values().tensor().shape() == Shape{121});
   CHECK_FALSE(gelu_spline.values().decay);
   for (int64_t k : {0, 40, 59, 60, 61, 90, 120}) {
-    const double x = c.knot(k);
+    const double x = c.grid.knot(k);
     CHECK(gelu_spline.values().tensor().item(k) ==
           doctest::Approx(0.5 * x * (1 + std::erf(x / std::sqrt(2.0)))).epsilon(1e-6));
   }
-  CHECK(c.knot(60) == 0.0);
+  CHECK(c.grid.knot(60) == 0.0);
   c.init = "identity";
   Spline identity(c, 3);  // per head
   CHECK(identity.values().tensor().shape() == Shape{3, 121});
-  CHECK(identity.values().tensor().item(2 * 121 + 7) == doctest::Approx(c.knot(7)));
+  CHECK(identity.values().tensor().item(2 * 121 + 7) == doctest::Approx(c.grid.knot(7)));
   c.init = "const:0.01";
   Spline constant(c);
   CHECK(constant.values().tensor().item(100) == doctest::Approx(0.01));
@@ -152,24 +153,17 @@ TEST_CASE("Spline module: inits, parameter and config checks") {
   SplineConfig bad;
   bad.init = "const:abc";
   CHECK_THROWS_WITH_AS(bad.validate("MLP spline"), doctest::Contains("const:C"), Error);
-  bad = SplineConfig{};
-  bad.extrapolate = "mirror";
-  CHECK_THROWS_WITH_AS(bad.validate("MLP spline"), doctest::Contains("linear or constant"), Error);
-  bad = SplineConfig{};
-  bad.lo = 3;
-  bad.hi = -3;
-  CHECK_THROWS_WITH_AS(bad.validate("MLP spline"), doctest::Contains("lo < hi"), Error);
-  bad = SplineConfig{};
-  bad.knots = 1;
-  CHECK_THROWS_WITH_AS(bad.validate("MLP spline"), doctest::Contains("knots"), Error);
+  // The grid is checked where it is made: a config cannot hold a bad one.
+  CHECK_THROWS_WITH_AS(parse_extrapolation("mirror"), doctest::Contains("linear or constant"), Error);
+  CHECK_THROWS_WITH_AS(SplineGrid(121, 3, -3, true), doctest::Contains("lo < hi"), Error);
+  CHECK_THROWS_WITH_AS(SplineGrid(1, -20, 20, true), doctest::Contains("knots"), Error);
   // JSON round trip, and defaults for missing fields.
   SplineConfig d;
-  d.knots = 64;
-  d.extrapolate = "constant";
-  d.scope = "shared";
+  d.grid = SplineGrid(64, -20, 20, /*linear=*/false);
+  d.scope = SplineScope::shared;
   SplineConfig back = SplineConfig::from_json(d.to_json(), SplineConfig{});
-  CHECK(back.knots == 64);
-  CHECK(back.extrapolate == "constant");
-  CHECK(back.scope == "shared");
-  CHECK(SplineConfig::from_json(Json::object(), d).knots == 64);
+  CHECK(back.grid.knots() == 64);
+  CHECK(!back.grid.linear());
+  CHECK(back.scope == SplineScope::shared);
+  CHECK(SplineConfig::from_json(Json::object(), d).grid.knots() == 64);
 }

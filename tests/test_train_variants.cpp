@@ -42,9 +42,9 @@ TrainConfig modadd_config(const Variant& v, uint64_t seed) {
   c.model.width = 64;
   c.model.layers = 1;
   c.model.heads = 4;
-  c.model.mlp_act = v.mlp_act;
-  c.model.attn = v.attn;
-  c.model.pos = v.pos;
+  c.model.mlp_act = parse_name<MlpAct>(v.mlp_act);
+  c.model.attn = parse_name<AttentionKind>(v.attn);
+  c.model.pos = parse_name<Positions>(v.pos);
   c.batch = 256;
   c.schedule.base_lr = 3e-3;
   c.optimizer.weight_decay = 1.0;

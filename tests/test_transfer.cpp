@@ -24,8 +24,8 @@ TransferOptions tiny_transfer(const std::string& out) {
   o.base.model.width = 16;
   o.base.model.heads = 2;
   o.base.model.layers = 1;
-  o.base.model.mlp_act = "spline";
-  o.base.model.mlp_spline.knots = 9;
+  o.base.model.mlp_act = MlpAct::spline;
+  o.base.model.mlp_spline.grid = SplineGrid(9, -20, 20, true);
   o.base.steps = 40;
   o.base.batch = 16;
   o.base.eval_every = 10;

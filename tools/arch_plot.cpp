@@ -12,7 +12,7 @@ std::string function_title(const Architecture& arch, const Architecture::Functio
     title += ", MLP activation";
   } else {
     title +=
-        arch.attn == "score-spline" ? ", score kernel g(s)" : ", feature map g (phi = softplus(g))";
+        arch.attn == AttentionKind::score_spline ? ", score kernel g(s)" : ", feature map g (phi = softplus(g))";
   }
   return title;
 }
@@ -23,16 +23,16 @@ SvgPanel function_panel(const Architecture& arch, const Architecture::Function& 
   SvgPanel panel;
   panel.title = function_title(arch, f);
   const bool mlp = f.slot == "mlp";
-  panel.x_label = mlp ? "x" : (arch.attn == "score-spline" ? "score s" : "query or key element");
+  panel.x_label = mlp ? "x" : (arch.attn == AttentionKind::score_spline ? "score s" : "query or key element");
   panel.y_label = mlp ? "activation" : "g";
   // A linear spline is exactly the polyline through its knots.
   for (int64_t r = 0; r < f.rows; ++r) {
     SvgSeries line;
     line.label = f.rows == 1 ? "learned" : "head ";
     if (f.rows > 1) line.label += std::to_string(r);
-    for (int64_t k = 0; k < s.knots; ++k) {
-      line.x.push_back(s.knot(k));
-      line.y.push_back(f.values[static_cast<size_t>(r * s.knots + k)]);
+    for (int64_t k = 0; k < s.grid.knots(); ++k) {
+      line.x.push_back(s.grid.knot(k));
+      line.y.push_back(f.values[static_cast<size_t>(r * s.grid.knots() + k)]);
     }
     panel.series.push_back(std::move(line));
   }
@@ -42,7 +42,7 @@ SvgPanel function_panel(const Architecture& arch, const Architecture::Function& 
   ref.dashed = true;
   const int n = mlp ? 400 : 2;
   for (int i = 0; i < n; ++i) {
-    const double x = s.lo + (s.hi - s.lo) * i / (n - 1);
+    const double x = s.grid.lo() + (s.grid.hi() - s.grid.lo()) * i / (n - 1);
     ref.x.push_back(x);
     ref.y.push_back(mlp ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))) : x);
   }
@@ -54,7 +54,7 @@ std::string architecture_svg(const Architecture& arch, const std::string& title)
   std::vector<SvgPanel> panels;
   for (const Architecture::Function& f : arch.functions) panels.push_back(function_panel(arch, f));
   SvgLayout layout;
-  layout.columns = arch.mlp_learned && arch.attn != "softmax" ? 2 : 3;
+  layout.columns = arch.mlp_learned && arch.attn != AttentionKind::softmax ? 2 : 3;
   return svg_figure(title, panels, layout);
 }
 

@@ -32,7 +32,7 @@ double bench_search(int models, int warmup, int steps) {
   base.task_options.set("p", "47");
   base.model.width = 64;
   base.model.layers = 1;
-  base.model.mlp_act = "spline";
+  base.model.mlp_act = MlpAct::spline;
   base.batch = 256;
   base.schedule.base_lr = 3e-3;
   base.optimizer.weight_decay = 1.0;

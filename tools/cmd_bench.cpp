@@ -24,6 +24,7 @@
 #include "optim/optimizer.h"
 #include "tools/bench_search.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 namespace tapir {
 
@@ -60,8 +61,8 @@ struct BenchRun {
   double gemm_seconds = 0, gemm_flops = 0;
 };
 
-std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, const std::string& mlp_act,
-                                   const std::string& attn, Device device) {
+std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, MlpAct mlp_act, AttentionKind attn,
+                                   Device device) {
   ModelConfig mc;
   mc.vocab = bc.vocab;
   mc.context = bc.context;
@@ -71,9 +72,9 @@ std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, const std::string& mlp
   mc.mlp_act = mlp_act;
   mc.attn = attn;
   auto run = std::make_unique<BenchRun>();
-  run->variant = mlp_act;
+  run->variant = name_of(mlp_act);
   run->variant += "+";
-  run->variant += attn;
+  run->variant += name_of(attn);
   run->model = std::make_unique<Transformer>(mc);
   run->model->init(0);
   run->model->to_device(device);
@@ -105,12 +106,12 @@ void time_step(BenchRun& run, Tensor tokens, Tensor targets, bool record) {
 // Times every variant of one configuration. The variants step in turn (one
 // step of each, then the next), so a change in the machine's load affects
 // them alike and their ratios stay meaningful on a shared machine.
-std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<std::string>& acts,
-                                      const std::vector<std::string>& attns, int warmup, int steps,
+std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<MlpAct>& acts,
+                                      const std::vector<AttentionKind>& attns, int warmup, int steps,
                                       Device device) {
   std::vector<std::unique_ptr<BenchRun>> runs;
-  for (const std::string& act : acts)
-    for (const std::string& attn : attns) runs.push_back(make_run(bc, act, attn, device));
+  for (MlpAct act : acts)
+    for (AttentionKind attn : attns) runs.push_back(make_run(bc, act, attn, device));
 
   // One fixed batch: random tokens, targets = the next token (the last
   // position's target is one more random token).
@@ -189,10 +190,10 @@ Command add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time training steps of the benchmark configurations");
   struct Options {
     std::vector<std::string> configs = {"tiny", "small", "lm"};
-    std::vector<std::string> mlp_acts = {"gelu"};
-    std::vector<std::string> attns = {"softmax"};
+    std::vector<MlpAct> mlp_acts = {MlpAct::gelu};
+    std::vector<AttentionKind> attns = {AttentionKind::softmax};
     int steps = 20, warmup = 5, threads = 1;
-    std::string device = "cpu";
+    Device device = Device::cpu;
     bool json = false, gemm = false;
     int search = 0;
   };
@@ -200,12 +201,8 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--config", o->configs, "Configurations: tiny, small, lm")
       ->check(CLI::IsMember({"tiny", "small", "lm"}))
       ->capture_default_str();
-  cmd->add_option("--mlp-act", o->mlp_acts, "MLP activations to compare")
-      ->check(CLI::IsMember({"gelu", "relu", "spline"}))
-      ->capture_default_str();
-  cmd->add_option("--attn", o->attns, "Attention kernels to compare")
-      ->check(CLI::IsMember({"softmax", "score-spline"}))
-      ->capture_default_str();
+  add_names_option(*cmd, "--mlp-act", o->mlp_acts, "MLP activations to compare");
+  add_names_option(*cmd, "--attn", o->attns, "Attention kernels to compare");
   cmd->add_option("--steps", o->steps, "Timed steps (median reported)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -215,7 +212,7 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "Threads")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  cmd->add_option("--device", o->device, "Where to step: cpu or cuda")->capture_default_str();
+  add_device_option(*cmd, o->device, "Where to step");
   cmd->add_flag("--json", o->json, "One JSON object per run");
   cmd->add_flag("--gemm", o->gemm, "Square sgemm GFLOP/s through tapir's matmul vs cblas directly");
   cmd->add_option("--search", o->search,
@@ -223,8 +220,7 @@ Command add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   return {cmd, [o]() {
             set_num_threads(o->threads);
-            const Device device = parse_device(o->device);
-            require_device(device);
+            const Device device = o->device;
             if (o->gemm) {
               TAPIR_CHECK(device == Device::cpu,
                           "bench --gemm compares against cblas and runs on the cpu only");

@@ -22,7 +22,7 @@ Command add_search_command(CLI::App& app) {
     bool force = false, quiet = false;
   };
   auto o = std::make_shared<Options>();
-  o->train.config.model.mlp_act = "spline";  // a search learns something by default
+  o->train.config.model.mlp_act = MlpAct::spline;  // a search learns something by default
   add_train_options(*cmd, o->train);
   auto* g = "Search";
   SearchConfig& s = o->search;

@@ -27,7 +27,9 @@ Command add_train_command(CLI::App& app) {
               const bool steps_given = cmd->count("--steps") > 0;
               // --device given: the run continues there (checkpoints do not depend on it).
               trainer = Trainer::resume(o->resume, steps_given ? o->train.config.steps : 0,
-                                        cmd->count("--device") > 0 ? o->train.config.device : "");
+                                        cmd->count("--device") > 0
+                                            ? std::optional<Device>(o->train.config.device)
+                                            : std::nullopt);
               if (!o->quiet)
                 std::printf("resuming %s at step %lld of %lld\n", o->resume.c_str(),
                             static_cast<long long>(trainer->step()),

@@ -28,7 +28,7 @@ Command add_transfer_command(CLI::App& app) {
     bool quiet = false;
   };
   auto o = std::make_shared<Options>();
-  o->train.config.model.mlp_act = "spline";
+  o->train.config.model.mlp_act = MlpAct::spline;
   add_train_options(*cmd, o->train);
   TransferOptions& t = o->transfer;
   cmd->add_option("--tasks", o->tasks, "Comma-separated tasks (rows and columns)")

@@ -23,7 +23,7 @@ std::unique_ptr<Trainer> open_run(const std::string& path, const TaskOptions& ov
               " has no checkpoint.safetensors yet");
   TrainConfig config = TrainConfig::from_json(parse_json(read_file(config_path.string())));
   for (const auto& [name, value] : overrides.values()) config.task_options.set(name, value);
-  config.device = device_name(device);
+  config.device = device;
   auto trainer = std::make_unique<Trainer>(config, "");
   const SafeTensorsFile file = SafeTensorsFile::load(checkpoint.string());
   load_parameters(file, trainer->model().parameters(), checkpoint.string());

@@ -19,15 +19,9 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--mlp-ratio", c.model.mlp_ratio, "MLP hidden width / C")
       ->group(m)
       ->capture_default_str();
-  cmd.add_option("--mlp-act", c.model.mlp_act, "MLP activation: gelu | relu | spline")
-      ->group(m)
-      ->capture_default_str();
-  cmd.add_option("--attn", c.model.attn, "Attention: softmax | score-spline | feature-spline")
-      ->group(m)
-      ->capture_default_str();
-  cmd.add_option("--pos", c.model.pos, "Positions: learned | sinusoidal | none | alibi")
-      ->group(m)
-      ->capture_default_str();
+  add_name_option(cmd, "--mlp-act", c.model.mlp_act, "MLP activation")->group(m);
+  add_name_option(cmd, "--attn", c.model.attn, "Attention")->group(m);
+  add_name_option(cmd, "--pos", c.model.pos, "Positions")->group(m);
   cmd.add_option("--context", c.model.context, "Position table size (0: the task's length)")
       ->group(m)
       ->capture_default_str();
@@ -36,35 +30,35 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
       ->capture_default_str();
 
   auto* sp = "Learned nonlinearities";
+  o.mlp_grid = SplineGridOptions("spline", c.model.mlp_spline.grid);
+  o.attn_grid = SplineGridOptions("attn-spline", c.model.attn_spline.grid);
   SplineConfig& ms = c.model.mlp_spline;
-  cmd.add_option("--spline-knots", ms.knots, "MLP spline: number of knots")
+  cmd.add_option("--spline-knots", o.mlp_grid.knots, "MLP spline: number of knots")
       ->group(sp)
       ->capture_default_str();
-  cmd.add_option("--spline-range", o.spline_range, "MLP spline: knot range LO,HI")
+  cmd.add_option("--spline-range", o.mlp_grid.range, "MLP spline: knot range LO,HI")
       ->group(sp)
       ->capture_default_str();
-  cmd.add_option("--spline-extrapolate", ms.extrapolate, "MLP spline: linear | constant")
+  cmd.add_option("--spline-extrapolate", o.mlp_grid.extrapolate, "MLP spline: linear | constant")
       ->group(sp)
       ->capture_default_str();
   cmd.add_option("--spline-init", ms.init, "MLP spline: gelu | identity | const:C")
       ->group(sp)
       ->capture_default_str();
-  cmd.add_option("--spline-scope", ms.scope, "MLP spline: layer (one per block) | shared")
-      ->group(sp)
-      ->capture_default_str();
+  add_name_option(cmd, "--spline-scope", ms.scope, "MLP spline: one per block (layer) or one for all")
+      ->group(sp);
   SplineConfig& as = c.model.attn_spline;
-  cmd.add_option("--attn-spline-knots", as.knots, "Attention spline: number of knots")
+  cmd.add_option("--attn-spline-knots", o.attn_grid.knots, "Attention spline: number of knots")
       ->group(sp)
       ->capture_default_str();
-  cmd.add_option("--attn-spline-range", o.attn_spline_range, "Attention spline: range LO,HI")
+  cmd.add_option("--attn-spline-range", o.attn_grid.range, "Attention spline: range LO,HI")
       ->group(sp)
       ->capture_default_str();
-  cmd.add_option("--attn-spline-extrapolate", as.extrapolate, "Attention spline: linear | constant")
+  cmd.add_option("--attn-spline-extrapolate", o.attn_grid.extrapolate, "Attention spline: linear | constant")
       ->group(sp)
       ->capture_default_str();
-  cmd.add_option("--attn-spline-scope", as.scope, "Attention spline: layer | shared")
-      ->group(sp)
-      ->capture_default_str();
+  add_name_option(cmd, "--attn-spline-scope", as.scope, "Attention spline: layer or shared")
+      ->group(sp);
   cmd.add_flag("--score-per-head", c.model.score_per_head, "score-spline: one spline per head")
       ->group(sp);
   cmd.add_option("--arch", c.arch_file, "Architecture file of learned functions to use")->group(sp);
@@ -124,33 +118,9 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--threads", c.threads, "Threads for kernels and BLAS")
       ->group(loop)
       ->capture_default_str();
-  cmd.add_option("--device", c.device, "Where to train: cpu or cuda")
-      ->group(loop)
-      ->capture_default_str();
+  add_device_option(cmd, c.device, "Where to train")->group(loop);
   add_constraint_options(cmd, o);
 }
-
-namespace {
-
-// "LO,HI" -> lo and hi.
-void parse_range(const char* flag, const std::string& text, double& lo, double& hi) {
-  const size_t comma = text.find(',');
-  bool ok = comma != std::string::npos;
-  if (ok) {
-    try {
-      size_t used_lo = 0, used_hi = 0;
-      const std::string a = text.substr(0, comma), b = text.substr(comma + 1);
-      lo = std::stod(a, &used_lo);
-      hi = std::stod(b, &used_hi);
-      ok = used_lo == a.size() && used_hi == b.size();
-    } catch (const std::exception&) {
-      ok = false;
-    }
-  }
-  TAPIR_CHECK(ok, flag, " expects LO,HI (two numbers), got '", text, "'");
-}
-
-}  // namespace
 
 std::vector<std::string> extra_arguments(const CLI::App& cmd) {
   // CLI11 hands unknown arguments of a subcommand up to the top-level app
@@ -185,15 +155,13 @@ void set_task_options(const std::vector<std::string>& opts, const std::vector<st
 
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
   TrainConfig c = o.config;
-  parse_range("--spline-range", o.spline_range, c.model.mlp_spline.lo, c.model.mlp_spline.hi);
-  parse_range("--attn-spline-range", o.attn_spline_range, c.model.attn_spline.lo,
-              c.model.attn_spline.hi);
+  c.model.mlp_spline.grid = o.mlp_grid.grid();
+  c.model.attn_spline.grid = o.attn_grid.grid();
   // Unrecognised "--name value" or "--name=value" pairs are task options.
   set_task_options(o.task_opts, extra_arguments(cmd), c.task_options);
   c.schedule.kind = parse_schedule_kind(o.schedule_kind);
   finish_constraint_options(o, c);
   c.validate();
-  require_device(parse_device(c.device));  // before any run folder is made
   return c;
 }
 

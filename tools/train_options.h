@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "optim/train_config.h"
+#include "tools/options.h"
 
 namespace tapir {
 
@@ -14,8 +15,10 @@ struct TrainOptions {
   TrainConfig config;
   std::string schedule_kind = "constant";
   std::vector<std::string> task_opts;        // "name=value" from --opt
-  std::string spline_range = "-20,20";       // "LO,HI" of the MLP spline
-  std::string attn_spline_range = "-20,20";  // and of the attention spline
+  // The splines' grids, made from their options in finish_train_options;
+  // add_train_options starts them from `config`.
+  SplineGridOptions mlp_grid{"spline", SplineConfig{}.grid};
+  SplineGridOptions attn_grid{"attn-spline", SplineConfig{}.grid};
   std::string alpha = "0.05";                // --alpha: one rate or one per layer
 };
 

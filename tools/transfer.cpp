@@ -78,7 +78,7 @@ std::string format_cell(double v, const std::string& metric) {
 
 TransferResult run_transfer(const TransferOptions& o) {
   TAPIR_CHECK(!o.tasks.empty(), "transfer needs at least one task");
-  TAPIR_CHECK(o.base.model.mlp_act == "spline" || o.base.model.attn != "softmax",
+  TAPIR_CHECK(o.base.model.mlp_act == MlpAct::spline || o.base.model.attn != AttentionKind::softmax,
               "transfer needs learned functions: --mlp-act spline and/or a learned --attn");
   fs::create_directories(o.out_dir);
   TransferResult r;
@@ -89,8 +89,8 @@ TransferResult run_transfer(const TransferOptions& o) {
   for (const std::string& task : o.tasks) {
     // The baseline: GeLU and softmax, everything else the same.
     TrainConfig c = for_task(o.base, task);
-    c.model.mlp_act = "gelu";
-    c.model.attn = "softmax";
+    c.model.mlp_act = MlpAct::gelu;
+    c.model.attn = AttentionKind::softmax;
     r.baselines.push_back(
         run_variant(c, Variant{cat("baseline/", task), {}}, o.seeds, o.threshold,
                     (fs::path(o.out_dir) / "cells" / cat("baseline-", task)).string(), o.quiet));

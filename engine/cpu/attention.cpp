@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/cpu/eigen.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/cpu/spline_eval.h"
 #include "engine/threads.h"
 
@@ -34,7 +34,7 @@ struct ScoreSpline {
   const T* values = nullptr;  // (K) or (H, K)
   SplineGrid grid{2, 0.0, 1.0, true};
   bool per_head = false;
-  const T* head_values(int64_t h) const { return values + (per_head ? h * grid.knots : 0); }
+  const T* head_values(int64_t h) const { return values + (per_head ? h * grid.knots() : 0); }
 };
 
 template <typename T>
@@ -60,7 +60,7 @@ void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, 
         if (gv) {  // keep s, then row = g(s)
           T* srow = scores + pair * T_len * T_len + i * T_len;
           for (int64_t j = 0; j < T_len; ++j) srow[j] = j <= i ? row[j] : T(0);
-          if (g.grid.linear)
+          if (g.grid.linear())
             spline_values_range<T, true>(loc, srow, i + 1, gv, row);
           else
             spline_values_range<T, false>(loc, srow, i + 1, gv, row);
@@ -86,7 +86,7 @@ template <typename T>
 void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out, int64_t B,
                    int64_t T_len, int64_t C, int64_t H, const ScoreSpline<T>& g, T* d_qkv,
                    T* d_g_values) {
-  const int64_t D = C / H, stride = 3 * C, K = g.grid.knots;
+  const int64_t D = C / H, stride = 3 * C, K = g.grid.knots();
   const T scale = T(1) / std::sqrt(T(D));
   const SplineLocator<T> loc(g.grid);
   // Knot sums per pair, kept by the calling thread (grows once).
@@ -139,7 +139,7 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
           const T* srow = scores + pair * T_len * T_len + i * T_len;
           for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot);
           std::fill(d_s.begin(), d_s.begin() + i + 1, T(0));
-          if (g.grid.linear)
+          if (g.grid.linear())
             spline_locate_range<T, true>(loc, srow, i + 1, gv, grow, d_s.data(), index.data(),
                                          position.data());
           else
@@ -204,19 +204,9 @@ void score_spline_attention_backward(const T* qkv, const T* scores, const T* pro
                 d_qkv, d_g_values);
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                       \
-  template void attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t, const T*, T*,   \
-                                     T*);                                                          \
-  template void attention_backward<T>(const T*, const T*, const T*, int64_t, int64_t, int64_t,     \
-                                      int64_t, T*);                                                \
-  template void score_spline_attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t,    \
-                                                  const T*, const T*, const SplineGrid&, bool, T*, \
-                                                  T*, T*);                                         \
-  template void score_spline_attention_backward<T>(const T*, const T*, const T*, const T*,         \
-                                                   int64_t, int64_t, int64_t, int64_t, const T*,   \
-                                                   const SplineGrid&, bool, T*, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(score_spline_attention_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(score_spline_attention_backward);
 
 }  // namespace tapir::cpu

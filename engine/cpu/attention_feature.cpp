@@ -14,7 +14,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/cpu/spline_eval.h"
 #include "engine/threads.h"
 
@@ -101,7 +101,7 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
                                 int64_t B, int64_t T_len, int64_t C, int64_t H, const T* g_values,
                                 const SplineGrid& grid, T* d_qkv, T* d_g_values) {
   const SplineLocator<T> loc(grid);
-  const int64_t K = grid.knots;
+  const int64_t K = grid.knots();
   thread_local std::vector<T> partials;  // knot sums per pair, in the calling thread
   if (d_g_values) partials.assign(static_cast<size_t>(B * H * K), T(0));
   T* partial = partials.data();
@@ -196,14 +196,7 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
   }
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                   \
-  template void feature_attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t,     \
-                                             const T*, const SplineGrid&, T*, T*);             \
-  template void feature_attention_backward<T>(const T*, const T*, const T*, const T*, int64_t, \
-                                              int64_t, int64_t, int64_t, const T*,             \
-                                              const SplineGrid&, T*, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(feature_attention_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(feature_attention_backward);
 
 }  // namespace tapir::cpu

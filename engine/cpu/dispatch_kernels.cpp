@@ -2,7 +2,7 @@
 // they have CUDA twins (engine/cuda/dispatch_kernels.cu). Serial loops: they
 // are cheap next to the GEMMs around them, and the order of the bias sums is
 // fixed.
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cpu {
 
@@ -34,13 +34,9 @@ int64_t first_out_of_range(const int32_t* ids, int64_t n, int64_t limit) {
   return -1;
 }
 
-#define TAPIR_INSTANTIATE(T)                                       \
-  template void affine_backward<T>(const T*, int64_t, T, T*);      \
-  template void scale_inplace<T>(T*, int64_t, T);                  \
-  template void broadcast_rows<T>(const T*, int64_t, int64_t, T*); \
-  template void broadcast_rows_backward<T>(const T*, int64_t, int64_t, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(affine_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(scale_inplace);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(broadcast_rows);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(broadcast_rows_backward);
 
 }  // namespace tapir::cpu

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "engine/cpu/eigen.h"
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {
@@ -178,15 +178,10 @@ void affine_forward(const T* a, int64_t n, T scale, T shift, T* out) {
   });
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                     \
-  template void binary_forward<T>(BinaryOp, const T*, int64_t, const T*, int64_t, T*);           \
-  template void binary_backward<T>(BinaryOp, const T*, int64_t, const T*, int64_t, const T*, T*, \
-                                   T*);                                                          \
-  template void unary_forward<T>(UnaryOp, const T*, int64_t, T*);                                \
-  template void unary_backward<T>(UnaryOp, const T*, const T*, const T*, int64_t, T*);           \
-  template void affine_forward<T>(const T*, int64_t, T, T, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(binary_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(binary_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(unary_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(unary_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(affine_forward);
 
 }  // namespace tapir::cpu

@@ -1,7 +1,7 @@
 // Embedding lookup (gather rows of a table) and its backward (scatter-add).
 #include <cstring>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {
@@ -25,11 +25,7 @@ void embedding_backward(const int32_t* ids, const T* d_out, int64_t n, int64_t C
   }
 }
 
-#define TAPIR_INSTANTIATE(T)                                                          \
-  template void embedding_forward<T>(const T*, const int32_t*, int64_t, int64_t, T*); \
-  template void embedding_backward<T>(const int32_t*, const T*, int64_t, int64_t, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(embedding_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(embedding_backward);
 
 }  // namespace tapir::cpu

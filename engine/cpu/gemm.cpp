@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/profile.h"
 
 namespace tapir {

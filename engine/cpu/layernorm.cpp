@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {
@@ -69,13 +69,7 @@ void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, co
   }
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                     \
-  template void layernorm_forward<T>(const T*, const T*, const T*, int64_t, int64_t, T, T*, T*,  \
-                                     T*);                                                        \
-  template void layernorm_backward<T>(const T*, const T*, const T*, const T*, const T*, int64_t, \
-                                      int64_t, T*, T*, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(layernorm_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(layernorm_backward);
 
 }  // namespace tapir::cpu

@@ -1,6 +1,6 @@
 // Layout kernels: transpose of the last two axes, block copies along an axis
 // (concat and slice), masked fill.
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {
@@ -53,14 +53,9 @@ void masked_fill_backward(const T* d_out, int64_t n, const int32_t* mask, int64_
       if (!mask[i]) d_x[base + i] += d_out[base + i];
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                  \
-  template void transpose_last2<T>(const T*, int64_t, int64_t, int64_t, T*, bool);            \
-  template void copy_axis_block<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, int64_t, \
-                                   int64_t, int64_t, bool);                                   \
-  template void masked_fill_forward<T>(const T*, int64_t, const int32_t*, int64_t, T, T*);    \
-  template void masked_fill_backward<T>(const T*, int64_t, const int32_t*, int64_t, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(transpose_last2);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(copy_axis_block);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(masked_fill_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(masked_fill_backward);
 
 }  // namespace tapir::cpu

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/error.h"
 #include "engine/threads.h"
 

@@ -1,5 +1,5 @@
 // Reductions: sum over an axis, max over the last axis.
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {
@@ -50,13 +50,9 @@ void max_last_backward(const T* d_out, const int32_t* argmax, int64_t rows, int6
   for (int64_t r = 0; r < rows; ++r) d_x[r * n + argmax[r]] += d_out[r];
 }
 
-#define TAPIR_INSTANTIATE(T)                                                      \
-  template void sum_axis_forward<T>(const T*, int64_t, int64_t, int64_t, T*);     \
-  template void sum_axis_backward<T>(const T*, int64_t, int64_t, int64_t, T, T*); \
-  template void max_last_forward<T>(const T*, int64_t, int64_t, T*, int32_t*);    \
-  template void max_last_backward<T>(const T*, const int32_t*, int64_t, int64_t, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(sum_axis_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(sum_axis_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(max_last_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(max_last_backward);
 
 }  // namespace tapir::cpu

@@ -1,7 +1,7 @@
 // Softmax, log-softmax and the fused softmax cross-entropy, over the last axis.
 #include <cmath>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {
@@ -122,17 +122,11 @@ void cross_entropy_backward(const T* probs, const int32_t* targets, const T* mas
   });
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                       \
-  template void softmax_forward<T>(const T*, int64_t, int64_t, T*);                                \
-  template void softmax_backward<T>(const T*, const T*, int64_t, int64_t, T*);                     \
-  template void log_softmax_forward<T>(const T*, int64_t, int64_t, T*);                            \
-  template void log_softmax_backward<T>(const T*, const T*, int64_t, int64_t, T*);                 \
-  template T cross_entropy_forward<T>(const T*, const int32_t*, const T*, int64_t, int64_t, T*,    \
-                                      T*, T*);                                                     \
-  template void cross_entropy_backward<T>(const T*, const int32_t*, const T*, int64_t, int64_t, T, \
-                                          T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(softmax_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(softmax_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(log_softmax_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(log_softmax_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(cross_entropy_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(cross_entropy_backward);
 
 }  // namespace tapir::cpu

@@ -10,7 +10,7 @@
 // order in double.
 #include <vector>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 #include "engine/cpu/spline_eval.h"
 #include "engine/threads.h"
 
@@ -52,7 +52,7 @@ void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& g
                      T* d_x, T* d_values) {
   if (n <= 0 || (!d_x && !d_values)) return;
   const SplineLocator<T> loc(grid);
-  const int64_t K = grid.knots;
+  const int64_t K = grid.knots();
   const int64_t chunks = (n + kSplineChunk - 1) / kSplineChunk;
   // Per-chunk knot sums, kept by the calling thread; they grow once.
   thread_local std::vector<T> partials;
@@ -80,12 +80,7 @@ void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& g
   }
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                     \
-  template void spline_forward<T>(const T*, int64_t, const T*, const SplineGrid&, T*);           \
-  template void spline_backward<T>(const T*, int64_t, const T*, const SplineGrid&, const T*, T*, \
-                                   T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(spline_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(spline_backward);
 
 }  // namespace tapir::cpu

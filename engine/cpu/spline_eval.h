@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 
-#include "engine/cpu/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cpu {
 
@@ -22,11 +22,11 @@ struct SplineLocator {
   bool linear;
 
   explicit SplineLocator(const SplineGrid& g)
-      : inv_h(static_cast<T>(double(g.knots - 1) / (g.hi - g.lo))),
-        offset(static_cast<T>(-g.lo * (double(g.knots - 1) / (g.hi - g.lo)))),
-        last(static_cast<T>(g.knots - 1)),
-        k_max(static_cast<int32_t>(g.knots - 2)),
-        linear(g.linear) {}
+      : inv_h(static_cast<T>(g.inv_spacing())),
+        offset(static_cast<T>(-g.lo() * g.inv_spacing())),
+        last(static_cast<T>(g.knots() - 1)),
+        k_max(static_cast<int32_t>(g.knots() - 2)),
+        linear(g.linear()) {}
 
   // x in knot units; only used to pick the interval and the extrapolation
   // side, so its rounding (about ulp(K)) does not matter.

@@ -12,7 +12,7 @@
 #include <cmath>
 
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 #include "engine/cuda/spline_eval.cuh"
 
 namespace tapir::cuda {
@@ -283,9 +283,8 @@ Dims dims(int64_t B, int64_t T_len, int64_t C, int64_t H, const char* who) {
 template <typename T>
 ScoreSpline<T> score_spline(const T* g_values, const SplineGrid& grid, bool per_head,
                             const char* who) {
-  check_grid(grid, who);
   TAPIR_CHECK(g_values != nullptr, who, ": the spline's values are null");
-  return ScoreSpline<T>{g_values, DeviceSpline<T>::make(grid), grid.knots, per_head};
+  return ScoreSpline<T>{g_values, DeviceSpline<T>::make(grid), grid.knots(), per_head};
 }
 
 }  // namespace
@@ -324,19 +323,9 @@ void score_spline_attention_backward(const T* qkv, const T* scores, const T* pro
                 score_spline(g_values, grid, per_head, who), d_qkv, d_g_values);
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                       \
-  template void attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t, const T*, T*,   \
-                                     T*);                                                          \
-  template void attention_backward<T>(const T*, const T*, const T*, int64_t, int64_t, int64_t,     \
-                                      int64_t, T*);                                                \
-  template void score_spline_attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t,    \
-                                                  const T*, const T*, const SplineGrid&, bool, T*, \
-                                                  T*, T*);                                         \
-  template void score_spline_attention_backward<T>(const T*, const T*, const T*, const T*,         \
-                                                   int64_t, int64_t, int64_t, int64_t, const T*,   \
-                                                   const SplineGrid&, bool, T*, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(score_spline_attention_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(score_spline_attention_backward);
 
 }  // namespace tapir::cuda

@@ -10,7 +10,7 @@
 // over the state's rows in order by one thread. The knot sums are formed per
 // pair (one block per pair, fixed order) and added in pair order.
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 #include "engine/cuda/spline_eval.cuh"
 
 namespace tapir::cuda {
@@ -265,7 +265,6 @@ template <typename T>
 void feature_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
                                const T* g_values, const SplineGrid& grid, T* features, T* out) {
   const Dims d = feature_dims(B, T_len, C, H, "cuda::feature_attention_forward");
-  check_grid(grid, "cuda::feature_attention_forward");
   if (B * T_len * C == 0) return;
   const DeviceSpline<T> sp = DeviceSpline<T>::make(grid);
   features_kernel<<<grid_for(B * T_len * 2 * C), kThreads, 0, stream()>>>(
@@ -283,10 +282,9 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
                                 int64_t B, int64_t T_len, int64_t C, int64_t H, const T* g_values,
                                 const SplineGrid& grid, T* d_qkv, T* d_g_values) {
   const Dims d = feature_dims(B, T_len, C, H, "cuda::feature_attention_backward");
-  check_grid(grid, "cuda::feature_attention_backward");
   if (B * T_len * C == 0 || (!d_qkv && !d_g_values)) return;
   const DeviceSpline<T> sp = DeviceSpline<T>::make(grid);
-  const int64_t pairs = B * H, D = d.D, K = grid.knots;
+  const int64_t pairs = B * H, D = d.D, K = grid.knots();
   const PairLaunch pl = pair_launch<T>(D, 8);
   Scratch<T> state(pl.state_in_shared ? 0 : pairs * D * D);
   Scratch<T> dn(pairs * T_len * D), dd(pairs * T_len), dqf(pairs * T_len * D),
@@ -307,14 +305,7 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
   knot_finish(partial.get(), pairs, K, 1, d_g_values);
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                   \
-  template void feature_attention_forward<T>(const T*, int64_t, int64_t, int64_t, int64_t,     \
-                                             const T*, const SplineGrid&, T*, T*);             \
-  template void feature_attention_backward<T>(const T*, const T*, const T*, const T*, int64_t, \
-                                              int64_t, int64_t, int64_t, const T*,             \
-                                              const SplineGrid&, T*, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(feature_attention_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(feature_attention_backward);
 
 }  // namespace tapir::cuda

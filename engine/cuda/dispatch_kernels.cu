@@ -3,7 +3,7 @@
 // element; the bias gradient gives one thread to a column, summing its rows
 // in order, so it is deterministic and matches the CPU's order.
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 
@@ -88,13 +88,9 @@ int64_t first_out_of_range(const int32_t* ids, int64_t n, int64_t limit) {
   return host == ~0ull ? -1 : static_cast<int64_t>(host);
 }
 
-#define TAPIR_INSTANTIATE(T)                                       \
-  template void affine_backward<T>(const T*, int64_t, T, T*);      \
-  template void scale_inplace<T>(T*, int64_t, T);                  \
-  template void broadcast_rows<T>(const T*, int64_t, int64_t, T*); \
-  template void broadcast_rows_backward<T>(const T*, int64_t, int64_t, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(affine_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(scale_inplace);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(broadcast_rows);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(broadcast_rows_backward);
 
 }  // namespace tapir::cuda

@@ -3,7 +3,7 @@
 // broadcast operand's gradient is a column sum with a fixed tree
 // (column_sums in common.cuh).
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 
@@ -213,15 +213,10 @@ void affine_forward(const T* a, int64_t n, T scale, T shift, T* out) {
   TAPIR_LAUNCH_CHECK("affine_kernel");
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                     \
-  template void binary_forward<T>(BinaryOp, const T*, int64_t, const T*, int64_t, T*);           \
-  template void binary_backward<T>(BinaryOp, const T*, int64_t, const T*, int64_t, const T*, T*, \
-                                   T*);                                                          \
-  template void unary_forward<T>(UnaryOp, const T*, int64_t, T*);                                \
-  template void unary_backward<T>(UnaryOp, const T*, const T*, const T*, int64_t, T*);           \
-  template void affine_forward<T>(const T*, int64_t, T, T, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(binary_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(binary_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(unary_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(unary_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(affine_forward);
 
 }  // namespace tapir::cuda

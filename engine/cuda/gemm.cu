@@ -4,7 +4,7 @@
 // keeps each operand's transpose flag. The handle runs in pedantic math mode
 // (runtime.cu): no TF32, so f32 products keep f32 precision.
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 

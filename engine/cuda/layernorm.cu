@@ -2,7 +2,7 @@
 // each row's mean and reciprocal standard deviation for the backward. The
 // weight and bias gradients are column sums over rows (fixed tree).
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 
@@ -99,13 +99,7 @@ void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, co
   if (d_b) column_sums<T>(BiasTerm<T>{d_y, C}, AddInto<T>{d_b}, 1, rows, C);
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                     \
-  template void layernorm_forward<T>(const T*, const T*, const T*, int64_t, int64_t, T, T*, T*,  \
-                                     T*);                                                        \
-  template void layernorm_backward<T>(const T*, const T*, const T*, const T*, const T*, int64_t, \
-                                      int64_t, T*, T*, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(layernorm_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(layernorm_backward);
 
 }  // namespace tapir::cuda

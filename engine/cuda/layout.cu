@@ -6,7 +6,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 
@@ -161,16 +161,11 @@ void embedding_backward(const int32_t* ids, const T* d_out, int64_t n, int64_t C
   TAPIR_LAUNCH_CHECK("embedding_runs_kernel");
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                  \
-  template void transpose_last2<T>(const T*, int64_t, int64_t, int64_t, T*, bool);            \
-  template void copy_axis_block<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, int64_t, \
-                                   int64_t, int64_t, bool);                                   \
-  template void masked_fill_forward<T>(const T*, int64_t, const int32_t*, int64_t, T, T*);    \
-  template void masked_fill_backward<T>(const T*, int64_t, const int32_t*, int64_t, T*);      \
-  template void embedding_forward<T>(const T*, const int32_t*, int64_t, int64_t, T*);         \
-  template void embedding_backward<T>(const int32_t*, const T*, int64_t, int64_t, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(transpose_last2);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(copy_axis_block);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(masked_fill_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(masked_fill_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(embedding_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(embedding_backward);
 
 }  // namespace tapir::cuda

@@ -1,7 +1,7 @@
 // Reductions: sum over an axis (a column sum with a fixed tree) and max over
 // the last axis (one block per row).
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 
@@ -129,13 +129,9 @@ void max_last_backward(const T* d_out, const int32_t* argmax, int64_t rows, int6
   TAPIR_LAUNCH_CHECK("max_last_backward_kernel");
 }
 
-#define TAPIR_INSTANTIATE(T)                                                      \
-  template void sum_axis_forward<T>(const T*, int64_t, int64_t, int64_t, T*);     \
-  template void sum_axis_backward<T>(const T*, int64_t, int64_t, int64_t, T, T*); \
-  template void max_last_forward<T>(const T*, int64_t, int64_t, T*, int32_t*);    \
-  template void max_last_backward<T>(const T*, const int32_t*, int64_t, int64_t, T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(sum_axis_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(sum_axis_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(max_last_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(max_last_backward);
 
 }  // namespace tapir::cuda

@@ -2,7 +2,7 @@
 // axis: one block per row (blocks loop over rows), the row's max and sums by
 // the fixed-order block reductions of common.cuh.
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 
@@ -191,17 +191,11 @@ void cross_entropy_backward(const T* probs, const int32_t* targets, const T* mas
   TAPIR_LAUNCH_CHECK("cross_entropy_backward_kernel");
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                       \
-  template void softmax_forward<T>(const T*, int64_t, int64_t, T*);                                \
-  template void softmax_backward<T>(const T*, const T*, int64_t, int64_t, T*);                     \
-  template void log_softmax_forward<T>(const T*, int64_t, int64_t, T*);                            \
-  template void log_softmax_backward<T>(const T*, const T*, int64_t, int64_t, T*);                 \
-  template T cross_entropy_forward<T>(const T*, const int32_t*, const T*, int64_t, int64_t, T*,    \
-                                      T*, T*);                                                     \
-  template void cross_entropy_backward<T>(const T*, const int32_t*, const T*, int64_t, int64_t, T, \
-                                          T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(softmax_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(softmax_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(log_softmax_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(log_softmax_backward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(cross_entropy_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(cross_entropy_backward);
 
 }  // namespace tapir::cuda

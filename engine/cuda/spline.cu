@@ -3,7 +3,7 @@
 // gradient as deterministic knot sums per chunk of kKnotTile elements (one
 // block per chunk), the chunks' sums added in chunk order in double.
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 #include "engine/cuda/spline_eval.cuh"
 
 namespace tapir::cuda {
@@ -60,7 +60,6 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename T>
 void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& grid, T* out) {
-  check_grid(grid, "cuda::spline_forward");
   if (n <= 0) return;
   spline_forward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(x, n, values,
                                                                 DeviceSpline<T>::make(grid), out);
@@ -70,7 +69,6 @@ void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& gr
 template <typename T>
 void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& grid, const T* d_out,
                      T* d_x, T* d_values) {
-  check_grid(grid, "cuda::spline_backward");
   if (n <= 0 || (!d_x && !d_values)) return;
   const DeviceSpline<T> sp = DeviceSpline<T>::make(grid);
   if (d_x) {
@@ -78,7 +76,7 @@ void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& g
     TAPIR_LAUNCH_CHECK("spline_dx_kernel");
   }
   if (!d_values) return;
-  const int64_t K = grid.knots, chunks = (n + kKnotTile - 1) / kKnotTile;
+  const int64_t K = grid.knots(), chunks = (n + kKnotTile - 1) / kKnotTile;
   Scratch<T> partial(chunks * K);
   spline_knots_kernel<<<grid_rows(chunks), kThreads, 0, stream()>>>(x, n, sp, d_out, K,
                                                                     partial.get());
@@ -86,12 +84,7 @@ void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& g
   knot_finish(partial.get(), chunks, K, 1, d_values);
 }
 
-#define TAPIR_INSTANTIATE(T)                                                                     \
-  template void spline_forward<T>(const T*, int64_t, const T*, const SplineGrid&, T*);           \
-  template void spline_backward<T>(const T*, int64_t, const T*, const SplineGrid&, const T*, T*, \
-                                   T*);
-TAPIR_INSTANTIATE(float)
-TAPIR_INSTANTIATE(double)
-#undef TAPIR_INSTANTIATE
+TAPIR_INSTANTIATE_FLOAT_KERNEL(spline_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(spline_backward);
 
 }  // namespace tapir::cuda

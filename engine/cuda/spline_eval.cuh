@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "engine/cuda/common.cuh"
-#include "engine/cuda/kernels.h"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 
@@ -23,9 +23,9 @@ struct DeviceSpline {
 
   // The same double computations as the CPU's SplineLocator, then rounded to T.
   static DeviceSpline make(const SplineGrid& g) {
-    const double inv = double(g.knots - 1) / (g.hi - g.lo);
-    return {static_cast<T>(inv), static_cast<T>(-g.lo * inv), static_cast<T>(g.knots - 1),
-            static_cast<int32_t>(g.knots - 2), g.linear};
+    const double inv = g.inv_spacing();
+    return {static_cast<T>(inv), static_cast<T>(-g.lo() * inv), static_cast<T>(g.knots() - 1),
+            static_cast<int32_t>(g.knots() - 2), g.linear()};
   }
   __device__ T units(T x) const { return x * inv_h + offset; }
   __device__ int32_t interval(T u) const {
@@ -51,12 +51,6 @@ struct DeviceSpline {
     return values[k] + t * (values[k + 1] - values[k]);
   }
 };
-
-inline void check_grid(const SplineGrid& g, const char* who) {
-  TAPIR_CHECK(g.knots >= 2 && g.lo < g.hi, who,
-              ": a spline needs at least 2 knots and lo < hi, got ", g.knots, " knots on [", g.lo,
-              ", ", g.hi, "]");
-}
 
 // Elements per tile of the knot sums (shared memory: index, position,
 // weight of each).

@@ -1,0 +1,18 @@
+// The one check of a spline grid (engine/kernel_types.h).
+#include "engine/kernel_types.h"
+
+#include <cmath>
+
+#include "engine/error.h"
+
+namespace tapir {
+
+SplineGrid::SplineGrid(int64_t knots, double lo, double hi, bool linear)
+    : knots_(knots), lo_(lo), hi_(hi), linear_(linear) {
+  TAPIR_CHECK(knots >= 2 && knots <= kMaxKnots, "spline grid: knots must be in [2, ", kMaxKnots,
+              "] (at least 2 knots), got ", knots);
+  TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi,
+              "spline grid: range must be finite with lo < hi, got [", lo, ", ", hi, "]");
+}
+
+}  // namespace tapir

@@ -1,0 +1,43 @@
+// The types the kernels of both backends take (engine/kernels.h): the
+// elementwise op codes and the knot grid of a linear spline. Defined once,
+// so the CPU and CUDA kernels, the ops and the layers all speak of the same
+// values.
+#pragma once
+#include <cstdint>
+
+namespace tapir {
+
+enum class BinaryOp { add, sub, mul, div };
+enum class UnaryOp { exp, log, tanh, sqrt, relu, gelu };
+
+// The knot grid of a 1-D linear spline: K equally spaced knots
+// lo + k (hi - lo) / (K - 1), k = 0..K-1, and what happens outside [lo, hi]:
+// the end segments continue (linear) or the end values hold (constant).
+// A SplineGrid is valid by construction: the constructor refuses K outside
+// [2, kMaxKnots] and a range that is not finite with lo < hi, so no kernel,
+// op or layer checks it again.
+class SplineGrid {
+ public:
+  static constexpr int64_t kMaxKnots = 100000;
+  SplineGrid(int64_t knots, double lo, double hi, bool linear);  // engine/kernel_types.cpp
+
+  int64_t knots() const { return knots_; }
+  double lo() const { return lo_; }
+  double hi() const { return hi_; }
+  bool linear() const { return linear_; }  // linear (true) or constant extrapolation
+  double knot(int64_t k) const { return lo_ + double(k) * (hi_ - lo_) / double(knots_ - 1); }
+  // Knot intervals per unit of x: (K - 1) / (hi - lo).
+  double inv_spacing() const { return double(knots_ - 1) / (hi_ - lo_); }
+  bool operator==(const SplineGrid&) const = default;
+
+ private:
+  int64_t knots_;
+  double lo_, hi_;
+  bool linear_;
+};
+
+// The feature-kernel attention's phi(x) = softplus(g(x)) + kFeatureEps keeps
+// every kernel value positive.
+constexpr double kFeatureEps = 1e-4;
+
+}  // namespace tapir

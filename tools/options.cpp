@@ -1,0 +1,80 @@
+// Option helpers of the commands (tools/options.h).
+#include "tools/options.h"
+
+#include <sstream>
+#include <utility>
+
+#include "nn/spline.h"
+
+namespace tapir {
+
+CLI::Option* add_device_option(CLI::App& cmd, Device& device, const std::string& help,
+                               bool* given) {
+  return cmd
+      .add_option_function<std::string>(
+          "--device",
+          [&device, given](const std::string& text) {
+            device = parse_option("--device", text, [](const std::string& t) {
+              const Device d = parse_device(t);
+              require_device(d);
+              return d;
+            });
+            if (given) *given = true;
+          },
+          help + ": " + names_of<Device>(" or "))
+      ->type_name("DEVICE")
+      ->default_str(device_name(device));
+}
+
+namespace {
+
+std::string number_text(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// "LO,HI" -> lo and hi.
+void parse_range(const std::string& flag, const std::string& text, double& lo, double& hi) {
+  const size_t comma = text.find(',');
+  bool ok = comma != std::string::npos;
+  if (ok) {
+    try {
+      size_t used_lo = 0, used_hi = 0;
+      const std::string a = text.substr(0, comma), b = text.substr(comma + 1);
+      lo = std::stod(a, &used_lo);
+      hi = std::stod(b, &used_hi);
+      ok = used_lo == a.size() && used_hi == b.size();
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  TAPIR_CHECK(ok, flag, " expects LO,HI (two numbers), got '", text, "'");
+}
+
+}  // namespace
+
+SplineGridOptions::SplineGridOptions(std::string flag_prefix, const SplineGrid& defaults)
+    : prefix(std::move(flag_prefix)),
+      knots(defaults.knots()),
+      range(number_text(defaults.lo()) + "," + number_text(defaults.hi())),
+      extrapolate(extrapolation_name(defaults.linear())) {}
+
+SplineGrid SplineGridOptions::grid() const {
+  const std::string flag = "--" + prefix;
+  double lo = 0, hi = 0;
+  parse_range(flag + "-range", range, lo, hi);
+  bool linear = true;
+  try {
+    linear = parse_extrapolation(extrapolate);
+  } catch (const Error& e) {
+    fail(flag, "-extrapolate: ", e.what());
+  }
+  try {
+    return SplineGrid(knots, lo, hi, linear);
+  } catch (const Error& e) {
+    fail(flag, "-knots, ", flag, "-range: ", e.what());
+  }
+}
+
+}  // namespace tapir

@@ -1,0 +1,81 @@
+// Option helpers for the commands: each kind of value is parsed into its type
+// once, when the command line (or a --config file) is read, and a bad value
+// stops the command there with one line naming the flag, the value and what
+// is accepted. Closed choices are enums named in engine/names.h; --device is
+// also checked to be usable (a cuda build with a GPU) before anything runs.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/device.h"
+#include "engine/error.h"
+#include "engine/kernel_types.h"
+#include "engine/names.h"
+
+namespace tapir {
+
+// Runs parse(text) and turns a tapir::Error into CLI11's error for `flag`,
+// so the command line reports it like any other bad option.
+template <typename F>
+auto parse_option(const std::string& flag, const std::string& text, F&& parse) {
+  try {
+    return parse(text);
+  } catch (const Error& e) {
+    throw CLI::ValidationError(flag, e.what());
+  }
+}
+
+// --flag NAME, one of the names of E; `help` gets the list of names.
+template <typename E>
+CLI::Option* add_name_option(CLI::App& cmd, const std::string& flag, E& value,
+                             const std::string& help) {
+  return cmd
+      .add_option_function<std::string>(
+          flag,
+          [flag, &value](const std::string& text) {
+            value = parse_option(flag, text, [](const std::string& t) { return parse_name<E>(t); });
+          },
+          help + ": " + names_of<E>())
+      ->type_name("NAME")
+      ->default_str(name_of(value));
+}
+
+// --flag NAME ... (several values; the defaults are `values` as given).
+template <typename E>
+CLI::Option* add_names_option(CLI::App& cmd, const std::string& flag, std::vector<E>& values,
+                              const std::string& help) {
+  std::string defaults;
+  for (E v : values) defaults += (defaults.empty() ? "" : " ") + std::string(name_of(v));
+  return cmd
+      .add_option_function<std::vector<std::string>>(
+          flag,
+          [flag, &values](const std::vector<std::string>& texts) {
+            values.clear();
+            for (const std::string& text : texts)
+              values.push_back(
+                  parse_option(flag, text, [](const std::string& t) { return parse_name<E>(t); }));
+          },
+          help + ": " + names_of<E>())
+      ->type_name("NAME")
+      ->default_str(defaults);
+}
+
+// --device cpu|cuda, checked to be usable here; `given` (if not null) is set
+// when the flag appears.
+CLI::Option* add_device_option(CLI::App& cmd, Device& device, const std::string& help,
+                               bool* given = nullptr);
+
+// The knot grid of a spline from its three options --PREFIX-knots,
+// --PREFIX-range LO,HI and --PREFIX-extrapolate, made (and so checked) once,
+// after parsing; an error names the flags.
+struct SplineGridOptions {
+  std::string prefix;  // "spline" or "attn-spline"
+  int64_t knots;
+  std::string range;        // "LO,HI"
+  std::string extrapolate;  // linear | constant
+  SplineGridOptions(std::string flag_prefix, const SplineGrid& defaults);
+  SplineGrid grid() const;
+};
+
+}  // namespace tapir
