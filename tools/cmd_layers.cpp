@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "engine/threads.h"
+#include "optim/model_run.h"
+#include "optim/run_folder.h"
 #include "tools/commands.h"
 #include "tools/robust_report.h"
 #include "tools/run_folder.h"
@@ -34,13 +36,12 @@ Command add_layers_command(CLI::App& app) {
   cmd->add_option("--device", o->device, "Where to evaluate: cpu or cuda")->capture_default_str();
   return {cmd, [o]() {
             set_num_threads(o->threads);
-            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts),
+            ModelRun run = open_run(o->checkpoint, parse_task_overrides(o->task_opts),
                                     usable_device(o->device));
-            trainer->set_eval_limit(o->limit);
-            const LayerProfile p = layer_profile(*trainer, o->split);
-            const std::string metric = task_metric_name(trainer->task());
-            const double alpha =
-                o->alpha >= 0 ? o->alpha : trainer->config().constraint.alpha.front();
+            run.config.eval_limit = o->limit;
+            const LayerProfile p = layer_profile(run.evaluator(), o->split);
+            const std::string metric = task_metric_name(*run.task);
+            const double alpha = o->alpha >= 0 ? o->alpha : run.config.constraint.alpha.front();
             if (o->json) {
               Json j = Json::object();
               j.set("split", o->split);
@@ -56,7 +57,7 @@ Command add_layers_command(CLI::App& app) {
               std::printf("%s\n", to_json(j).c_str());
             } else {
               std::printf("%s\n%s: %lld examples, layer 0 = the embeddings\n",
-                          trainer->task().describe().c_str(), o->split.c_str(),
+                          run.task->describe().c_str(), o->split.c_str(),
                           static_cast<long long>(p.examples));
               std::printf("%s", format_layer_table(p, metric, alpha).c_str());
             }

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "engine/threads.h"
+#include "optim/model_run.h"
+#include "optim/run_folder.h"
 #include "tools/commands.h"
 #include "tools/robust_report.h"
 #include "tools/run_folder.h"
@@ -45,22 +47,23 @@ Command add_robust_command(CLI::App& app) {
             set_num_threads(o->threads);
             const std::vector<double> gammas = parse_double_list(o->gamma, "--gamma");
             const Device device = usable_device(o->device);
-            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts), device);
-            trainer->set_eval_limit(o->limit);
-            const std::string metric = task_metric_name(trainer->task());
+            ModelRun run = open_run(o->checkpoint, parse_task_overrides(o->task_opts), device);
+            run.config.eval_limit = o->limit;
+            const Evaluator evaluator = run.evaluator();
+            const Task& task = *run.task;
+            const std::string metric = task_metric_name(task);
             for (const std::string& name : o->noise)  // refuse a bad kind before any output
-              make_perturbation(parse_noise_kind(name), 0.0, trainer->model(), trainer->task(), 0);
+              make_perturbation(parse_noise_kind(name), 0.0, *run.model, task, 0);
             if (!o->json)
-              std::printf(
-                  "%s\n%s, %lld noise seeds per gamma; noise scale %.4g (%s)\n",
-                  trainer->task().describe().c_str(), o->split.c_str(),
-                  static_cast<long long>(o->repeats), perturbation_scale(trainer->model()),
-                  trainer->task().is_regression() ? "clean frame RMS" : "RMS of tok_emb.weight");
+              std::printf("%s\n%s, %lld noise seeds per gamma; noise scale %.4g (%s)\n",
+                          task.describe().c_str(), o->split.c_str(),
+                          static_cast<long long>(o->repeats), perturbation_scale(*run.model),
+                          task.is_regression() ? "clean frame RMS" : "RMS of tok_emb.weight");
             std::vector<PlotSeries> series;
             for (const std::string& name : o->noise) {
               const NoiseKind kind = parse_noise_kind(name);
               const std::vector<RobustPoint> curve =
-                  robustness_curve(*trainer, o->split, kind, gammas, o->repeats, o->seed);
+                  robustness_curve(evaluator, o->split, kind, gammas, o->repeats, o->seed);
               PlotSeries s{name, {}, {}, {}};
               for (const RobustPoint& p : curve) {
                 s.x.push_back(p.gamma);
