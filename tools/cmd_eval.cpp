@@ -3,38 +3,25 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/threads.h"
-#include "optim/model_run.h"
+#include "tools/checkpoint_options.h"
 #include "tools/commands.h"
 #include "tools/report_text.h"
-#include "tools/run_folder.h"
 
 namespace tapir {
 
 Command add_eval_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "Evaluate a checkpoint on its task's splits");
   struct Options {
-    std::string checkpoint;
+    CheckpointOptions checkpoint;
     std::vector<std::string> splits;
-    std::vector<std::string> task_opts;
     bool json = false;
-    int threads = 1;
-    std::string device = "cpu";
-    int64_t limit = 0;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--checkpoint", o->checkpoint, "Run folder or checkpoint file")->required();
+  add_checkpoint_options(*cmd, o->checkpoint);
   cmd->add_option("--split", o->splits, "Split(s) to evaluate (default: the task's eval splits)");
-  cmd->add_option("--opt", o->task_opts, "Override a task option, name=value");
-  cmd->add_option("--limit", o->limit, "Max examples per split (0: all)");
   cmd->add_flag("--json", o->json, "Print one JSON object per split");
-  cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256));
-  cmd->add_option("--device", o->device, "Where to evaluate: cpu or cuda")->capture_default_str();
   return {cmd, [o]() {
-            set_num_threads(o->threads);
-            ModelRun run = open_run(o->checkpoint, parse_task_overrides(o->task_opts),
-                                    usable_device(o->device));
-            run.config.eval_limit = o->limit;
+            const ModelRun run = open_checkpoint(o->checkpoint);
             const Evaluator evaluator = run.evaluator();
             const Task& task = *run.task;
             std::vector<std::string> splits = o->splits;
