@@ -11,22 +11,29 @@ const void* HostBytes::of(Tensor t) {
   return copies_.back().data();
 }
 
+void add_parameter_writes(std::vector<SafeTensorWrite>& writes,
+                          const std::vector<Parameter*>& params, HostBytes& host,
+                          const std::string& prefix) {
+  for (const Parameter* p : params)
+    writes.push_back(
+        {prefix + p->name, DType::f32, p->tensor().shape().vec(), host.of(p->tensor())});
+}
+
 void save_parameters(const std::string& path, const std::vector<Parameter*>& params,
                      const Metadata& metadata) {
   std::vector<SafeTensorWrite> writes;
   writes.reserve(params.size());
   HostBytes host;
-  for (const Parameter* p : params)
-    writes.push_back({p->name, DType::f32, p->tensor().shape().vec(), host.of(p->tensor())});
+  add_parameter_writes(writes, params, host);
   save_safetensors(path, writes, metadata);
 }
 
 void load_parameters(const SafeTensorsFile& file, const std::vector<Parameter*>& params,
-                     const std::string& label) {
+                     const std::string& label, const std::string& prefix) {
   std::set<std::string> expected;
   for (Parameter* p : params) {
-    expected.insert(p->name);
-    const SafeTensorView* view = file.find(p->name);
+    expected.insert(prefix + p->name);
+    const SafeTensorView* view = file.find(prefix + p->name);
     TAPIR_CHECK(view, label, ": parameter '", p->name, "' ", p->tensor().shape().str(),
                 " is missing from the file");
     const Shape file_shape(view->shape);
@@ -37,8 +44,8 @@ void load_parameters(const SafeTensorsFile& file, const std::vector<Parameter*>&
     write_bytes(p->tensor(), view->data);
   }
   for (const SafeTensorView& view : file.tensors())
-    TAPIR_CHECK(expected.count(view.name), label, ": tensor '", view.name,
-                "' in the file is not a parameter of this model");
+    TAPIR_CHECK(view.name.compare(0, prefix.size(), prefix) != 0 || expected.count(view.name),
+                label, ": tensor '", view.name, "' in the file is not a parameter of this model");
 }
 
 }  // namespace tapir

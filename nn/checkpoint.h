@@ -28,11 +28,18 @@ class HostBytes {
   std::vector<std::vector<unsigned char>> copies_;
 };
 
+// The writes of `params`, each named prefix + its name, from host bytes kept
+// in `host`: for a file that holds parameters beside other tensors (the
+// resume file of optim/run_folder.h uses the prefix "param.").
+void add_parameter_writes(std::vector<SafeTensorWrite>& writes,
+                          const std::vector<Parameter*>& params, HostBytes& host,
+                          const std::string& prefix = "");
 // Written to a temporary file and renamed: a reader never sees half a file.
 void save_parameters(const std::string& path, const std::vector<Parameter*>& params,
                      const Metadata& metadata);
-// `label` names the file in errors.
+// `label` names the file in errors. Parameters are read from prefix + name;
+// the strictness about extra tensors covers the names under the prefix.
 void load_parameters(const SafeTensorsFile& file, const std::vector<Parameter*>& params,
-                     const std::string& label);
+                     const std::string& label, const std::string& prefix = "");
 
 }  // namespace tapir

@@ -3,6 +3,8 @@
 #include <cstring>
 
 #include "autograd/ops.h"
+#include "optim/batch.h"
+#include "optim/task_loss.h"
 
 namespace tapir {
 
@@ -57,14 +59,14 @@ void read_f64(const SafeTensorsFile& file, const std::string& name, std::vector<
 ConstrainedTrainer::ConstrainedTrainer(const TrainConfig& config, std::string out_dir)
     : Trainer(config, std::move(out_dir)), cc_(config.constraint), dual_rng_(config.seed, 2) {
   TAPIR_CHECK(cc_.enabled(), "the constrained trainer needs --constraint descent");
-  const auto L = static_cast<size_t>(config_.model.layers);
+  const auto L = static_cast<size_t>(Trainer::config().model.layers);
   lambda_.assign(L, 0.0);
   if (cc_.resilient) slack_.assign(L, 0.0);
   pending_s_.assign(L, 0.0);
 }
 
 Tensor ConstrainedTrainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
-  const std::vector<Tensor> f = layer_losses(*model_, inputs, targets, mask);
+  const std::vector<Tensor> f = layer_losses(model(), inputs, targets, mask);
   f_ = values_of(f);
   const std::vector<double> w = lagrangian_weights(lambda_, cc_);
   // With every lambda 0 the weights are 0, ..., 0, 1: the loss and its
@@ -81,16 +83,16 @@ Tensor ConstrainedTrainer::compute_loss(Tensor inputs, Tensor targets, Tensor ma
 
 std::vector<double> ConstrainedTrainer::dual_batch_constraints() {
   NoGrad no_grad;
-  task_->sample("train", cc_.dual_batch, dual_rng_, dual_batch_);
-  const BatchTensors t = to_tensors(dual_batch_, device_);
-  const std::vector<double> f = values_of(layer_losses(*model_, t.inputs, t.targets, t.mask));
+  task().sample("train", cc_.dual_batch, dual_rng_, dual_batch_);
+  const BatchTensors t = to_tensors(dual_batch_, device());
+  const std::vector<double> f = values_of(layer_losses(model(), t.inputs, t.targets, t.mask));
   reset_step();
   return descent_constraints(f, cc_);
 }
 
 void ConstrainedTrainer::after_step(StepStats& /*stats*/) {
   const std::vector<double> s = descent_constraints(f_, cc_);
-  if ((step_ - 1) % config_.eval_every == 0) {  // the previous step was evaluated
+  if ((step_ - 1) % config().eval_every == 0) {  // the previous step was evaluated
     window_f_.clear();
     window_s_.clear();
     window_steps_ = 0;

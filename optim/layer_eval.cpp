@@ -10,45 +10,30 @@ namespace tapir {
 
 namespace {
 
-std::vector<EvalTally> evaluate(Trainer& trainer, const std::string& split,
+std::vector<EvalTally> evaluate(const Evaluator& evaluator, const std::string& split,
                                 const Perturbation& perturb, bool all_layers) {
-  NoGrad no_grad;
-  Task& task = trainer.task();
-  Transformer& model = trainer.model();
-  const TrainConfig& config = trainer.config();
-  int64_t n = task.eval_size(split);
-  if (config.eval_limit > 0) n = std::min(n, config.eval_limit);
+  Transformer& model = evaluator.model();
   const size_t layers = all_layers ? static_cast<size_t>(model.config().layers) + 1 : 1;
   std::vector<EvalTally> tallies(layers);
-  Batch batch;
-  std::vector<float> losses;
   std::vector<Tensor> hidden;
-  for (int64_t begin = 0; begin < n; begin += config.eval_batch) {
-    const int64_t count = std::min(config.eval_batch, n - begin);
-    task.eval_batch(split, begin, count, batch);
-    if (perturb.on_batch) perturb.on_batch(batch);
-    const BatchTensors t = to_tensors(batch, trainer.device());
+  evaluator.for_each_batch(split, perturb.on_batch, [&](const Batch& batch, const BatchTensors& t) {
     Tensor outputs = model.forward(t.inputs, all_layers ? &hidden : nullptr, perturb.on_embeddings);
-    for (size_t l = 0; l < layers; ++l) {
-      const Tensor out = to_host(l + 1 < layers ? model.readout(hidden[l]) : outputs);
-      batch_position_losses(task, batch, out.host_data<float>(), losses);
-      task.score(batch, out.host_data<float>(), losses.data(), tallies[l]);
-    }
-    reset_step();
-  }
+    for (size_t l = 0; l < layers; ++l)
+      evaluator.score(batch, l + 1 < layers ? model.readout(hidden[l]) : outputs, tallies[l]);
+  });
   return tallies;
 }
 
 }  // namespace
 
-std::vector<EvalTally> evaluate_layers(Trainer& trainer, const std::string& split,
+std::vector<EvalTally> evaluate_layers(const Evaluator& evaluator, const std::string& split,
                                        const Perturbation& perturb) {
-  return evaluate(trainer, split, perturb, true);
+  return evaluate(evaluator, split, perturb, true);
 }
 
-EvalTally evaluate_perturbed(Trainer& trainer, const std::string& split,
+EvalTally evaluate_perturbed(const Evaluator& evaluator, const std::string& split,
                              const Perturbation& perturb) {
-  return evaluate(trainer, split, perturb, false).front();
+  return evaluate(evaluator, split, perturb, false).front();
 }
 
 NoiseKind parse_noise_kind(const std::string& name) {

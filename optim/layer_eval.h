@@ -1,7 +1,7 @@
 // Evaluation beyond the final output, for the per-layer descent method
 // (docs/constraints.md): the metrics of every layer's readout (`tapir
 // layers`) and of the final output under test-time perturbations of the input
-// (`tapir robust`). Both run the same loop as Trainer::evaluate_split over a
+// (`tapir robust`). Both run the evaluator's loop (optim/evaluator.h) over a
 // task's fixed evaluation set.
 #pragma once
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "optim/trainer.h"
+#include "optim/evaluator.h"
 
 namespace tapir {
 
@@ -21,11 +21,11 @@ struct Perturbation {
 
 // Tallies of the readout of every layer l = 0..L (layer 0 the embeddings) on
 // an evaluation split, from one forward pass per batch. The last equals
-// trainer.evaluate_split(split) when nothing is perturbed.
-std::vector<EvalTally> evaluate_layers(Trainer& trainer, const std::string& split,
+// evaluator.evaluate_split(split) when nothing is perturbed.
+std::vector<EvalTally> evaluate_layers(const Evaluator& evaluator, const std::string& split,
                                        const Perturbation& perturb = {});
 // The final layer's tally alone.
-EvalTally evaluate_perturbed(Trainer& trainer, const std::string& split,
+EvalTally evaluate_perturbed(const Evaluator& evaluator, const std::string& split,
                              const Perturbation& perturb);
 
 // What `tapir robust` adds to the inputs (docs/constraints.md):

@@ -7,6 +7,8 @@
 #include "autograd/ops.h"
 #include "engine/file_io.h"
 #include "engine/threads.h"
+#include "optim/batch.h"
+#include "optim/task_loss.h"
 
 namespace tapir {
 

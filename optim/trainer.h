@@ -5,13 +5,10 @@
 // extend it through its hooks (the loss, the end of a step, extra resume
 // state, extra metrics) rather than copying it.
 //
-// A run folder holds:
-//   config.json             the TrainConfig (everything needed to re-run)
-//   metrics.jsonl           one JSON object per evaluation and split
-//   checkpoint.safetensors  the model's parameters (+ config in metadata)
-//   resume.safetensors      optimizer state, step, and the sampling RNG state
-//   arch.safetensors        the learned functions, when the model has any
-//                           (nn/architecture.h)
+// The loop uses the pieces beside it: the model and task come from
+// build_run (optim/model_run.h), evaluation from an Evaluator
+// (optim/evaluator.h), and every file from the RunFolder
+// (optim/run_folder.h, which lists what a run folder holds).
 #pragma once
 #include <functional>
 #include <memory>
@@ -23,16 +20,14 @@
 #include "engine/safetensors.h"
 #include "nn/checkpoint.h"
 #include "nn/transformer.h"
+#include "optim/evaluator.h"
+#include "optim/model_run.h"
 #include "optim/optimizer.h"
+#include "optim/run_folder.h"
 #include "optim/train_config.h"
 #include "tasks/task.h"
 
 namespace tapir {
-
-struct EvalResult {
-  std::string split;
-  EvalTally tally;
-};
 
 struct StepStats {
   int64_t step = 0;  // steps completed after this one
@@ -65,20 +60,21 @@ class Trainer {
   // Trains to config.steps (or until stop_at is reached).
   void run(const TrainEvents& events = {});
   StepStats train_step();
-  std::vector<EvalResult> evaluate();
+  std::vector<EvalResult> evaluate() const { return evaluator_.evaluate(); }
   // evaluate(), then one metrics.jsonl line per split.
   std::vector<EvalResult> evaluate_and_log(double tokens_per_s = 0);
-  EvalResult evaluate_split(const std::string& split);
   void save();  // checkpoint and resume file, each written atomically
 
-  Transformer& model() { return *model_; }
-  Task& task() { return *task_; }
+  Transformer& model() { return *run_.model; }
+  Task& task() { return *run_.task; }
+  const Task& task() const { return *run_.task; }
   Optimizer& optimizer() { return *optimizer_; }
-  const TrainConfig& config() const { return config_; }
-  Device device() const { return device_; }
+  const TrainConfig& config() const { return run_.config; }
+  Device device() const { return run_.config.device; }
   int64_t step() const { return step_; }
-  const std::string& out_dir() const { return out_dir_; }
-  void set_eval_limit(int64_t n) { config_.eval_limit = n; }
+  const std::string& out_dir() const { return folder_.dir(); }
+  // The evaluator of this run's model (config.eval_batch, config.eval_limit).
+  const Evaluator& evaluator() const { return evaluator_; }
   // Losses of every step taken in this process (for tests and plots).
   const std::vector<double>& losses() const { return losses_; }
 
@@ -95,12 +91,11 @@ class Trainer {
   // Extra fields for each metrics.jsonl line.
   virtual void add_metrics(Json& /*line*/) const {}
   void append_metrics(const std::vector<EvalResult>& results, double tokens_per_s);
+  double wall_seconds() const;
 
-  TrainConfig config_;
-  Device device_ = Device::cpu;
-  std::string out_dir_;
-  std::unique_ptr<Task> task_;
-  std::unique_ptr<Transformer> model_;
+  ModelRun run_;
+  RunFolder folder_;
+  Evaluator evaluator_;
   std::vector<Parameter*> params_;
   std::unique_ptr<Optimizer> optimizer_;
   Rng data_rng_;
@@ -114,28 +109,5 @@ class Trainer {
 // (optim/constrained_trainer.h) when config.constraint is enabled, else the
 // plain one. Trainer::resume builds its run with it.
 std::unique_ptr<Trainer> make_trainer(const TrainConfig& config, std::string out_dir);
-
-// Per-position cross-entropy of logits (B*T, V) against targets, written to
-// losses (B*T); positions with mask 0 get 0. Used by evaluation and `dump`.
-void position_losses(const float* logits, const int32_t* targets, const float* mask, int64_t rows,
-                     int64_t V, float* losses);
-// The per-position losses (B*T) of a batch given the model's outputs: the
-// cross-entropy for a token task, the mean squared error over the n values
-// for a regression task; 0 where the mask is 0.
-void batch_position_losses(const Task& task, const Batch& batch, const float* outputs,
-                           std::vector<float>& losses);
-
-// Copies a host batch into step-arena tensors on `device` (uploaded when it is
-// cuda): inputs and targets (B, T) i32 for a token task, (B, T, n) f32
-// frames for a regression task; mask (B, T) f32.
-struct BatchTensors {
-  Tensor inputs, targets, mask;
-};
-BatchTensors to_tensors(const Batch& batch, Device device = Device::cpu);
-
-// The task loss of a batch: the masked mean cross-entropy of logits (B, T, V)
-// against i32 targets (B, T), or for f32 targets (B, T, n) the mean squared
-// error sum(mask * |y - t|^2) / (n * sum(mask)).
-Tensor task_loss(Tensor outputs, Tensor targets, Tensor mask);
 
 }  // namespace tapir

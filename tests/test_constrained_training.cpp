@@ -13,6 +13,7 @@
 #include "engine/file_io.h"
 #include "optim/constrained_trainer.h"
 #include "optim/layer_eval.h"
+#include "optim/task_loss.h"
 #include "tests/seed_trials.h"
 
 using namespace tapir;
@@ -172,7 +173,8 @@ namespace {
 // of the training distribution.
 std::vector<double> train_layer_losses(Trainer& t) {
   std::vector<double> f;
-  for (const EvalTally& tally : evaluate_layers(t, "train")) f.push_back(tally.all.loss());
+  for (const EvalTally& tally : evaluate_layers(t.evaluator(), "train"))
+    f.push_back(tally.all.loss());
   return f;
 }
 

@@ -21,10 +21,10 @@
 #include "engine/rng.h"
 #include "nn/transformer.h"
 #include "optim/clip.h"
+#include "optim/model_run.h"
 #include "optim/optimizer.h"
 #include "optim/trainer.h"
 #include "tests/op_inputs.h"
-#include "tools/run_folder.h"
 #include "tests/spline_ops.h"
 
 using namespace tapir;
@@ -454,10 +454,10 @@ TEST_CASE("a checkpoint trained on cuda loads and evaluates on cpu") {
   trained->run();
   const std::vector<EvalResult> on_cuda = trained->evaluate();
 
-  auto loaded = open_run(dir.string(), {}, Device::cpu);
-  CHECK(loaded->device() == Device::cpu);
-  loaded->set_eval_limit(64);
-  const std::vector<EvalResult> on_cpu = loaded->evaluate();
+  ModelRun loaded = open_run(dir.string(), {}, Device::cpu);
+  CHECK(loaded.device() == Device::cpu);
+  loaded.config.eval_limit = 64;
+  const std::vector<EvalResult> on_cpu = loaded.evaluator().evaluate();
   REQUIRE(on_cpu.size() == on_cuda.size());
   for (size_t i = 0; i < on_cpu.size(); ++i) {
     INFO("split " << on_cpu[i].split);

@@ -42,8 +42,8 @@ TEST_CASE("the last layer's readout is the model's output, and gamma 0 is plain 
     CAPTURE(task);
     Trainer t(small(task), "");
     for (int i = 0; i < 10; ++i) t.train_step();
-    const EvalTally plain = t.evaluate_split("test").tally;
-    const std::vector<EvalTally> layers = evaluate_layers(t, "test");
+    const EvalTally plain = t.evaluator().evaluate_split("test").tally;
+    const std::vector<EvalTally> layers = evaluate_layers(t.evaluator(), "test");
     REQUIRE(layers.size() == 3);
     CHECK(same_tally(layers.back().all, plain.all));
     CHECK_FALSE(same_tally(layers.front().all, plain.all));
@@ -53,16 +53,17 @@ TEST_CASE("the last layer's readout is the model's output, and gamma 0 is plain 
       CAPTURE(kind);
       const NoiseKind k = parse_noise_kind(kind);
       const Perturbation none = make_perturbation(k, 0.0, t.model(), t.task(), 1);
-      CHECK(same_tally(evaluate_perturbed(t, "test", none).all, plain.all));
+      CHECK(same_tally(evaluate_perturbed(t.evaluator(), "test", none).all, plain.all));
       const Perturbation noisy = make_perturbation(k, 1.0, t.model(), t.task(), 1);
-      CHECK_FALSE(same_tally(evaluate_perturbed(t, "test", noisy).all, plain.all));
+      CHECK_FALSE(same_tally(evaluate_perturbed(t.evaluator(), "test", noisy).all, plain.all));
       // Fresh perturbations with the same seed draw the same noise.
       const Perturbation a = make_perturbation(k, 1.0, t.model(), t.task(), 5);
       const Perturbation b = make_perturbation(k, 1.0, t.model(), t.task(), 5);
-      CHECK(same_tally(evaluate_perturbed(t, "test", a).all, evaluate_perturbed(t, "test", b).all));
+      CHECK(same_tally(evaluate_perturbed(t.evaluator(), "test", a).all,
+                       evaluate_perturbed(t.evaluator(), "test", b).all));
     }
     const std::vector<RobustPoint> curve =
-        robustness_curve(t, "test", NoiseKind::gaussian, {0.0, 2.0}, 2, 0);
+        robustness_curve(t.evaluator(), "test", NoiseKind::gaussian, {0.0, 2.0}, 2, 0);
     CHECK(curve[0].metric == task_metric(t.task(), plain.all));
     CHECK(curve[0].spread == 0.0);
   }

@@ -52,7 +52,7 @@ tapir::Tally train_and_test(TrainConfig config, uint64_t seed, std::ostream& out
   tapir::set_num_threads(config.threads);
   tapir::Trainer trainer(config, "");
   while (trainer.step() < config.steps) trainer.train_step();
-  const tapir::Tally test = trainer.evaluate_split("test").tally.all;
+  const tapir::Tally test = trainer.evaluator().evaluate_split("test").tally.all;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out << config.steps << " steps in " << seconds << " s; test accuracy " << test.accuracy()

@@ -10,9 +10,9 @@
 
 #include "engine/file_io.h"
 #include "nn/checkpoint.h"
+#include "optim/model_run.h"
 #include "optim/trainer.h"
 #include "tests/seed_trials.h"
-#include "tools/run_folder.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -78,7 +78,7 @@ TEST_CASE("a transformer learns modular addition (p = 23) to >= 99% test accurac
     c.stop_at = 0.99;
     Trainer trainer(c, "");
     trainer.run();
-    const double accuracy = trainer.evaluate_split("test").tally.all.accuracy();
+    const double accuracy = trainer.evaluator().evaluate_split("test").tally.all.accuracy();
     out << "test accuracy " << accuracy << " after " << trainer.step() << " steps";
     return accuracy >= 0.99 && trainer.step() < c.steps;  // before the cap
   });
@@ -140,9 +140,9 @@ TEST_CASE("checkpoints round-trip, and a mismatched model is refused by name") {
   Trainer t(c, dir);
   t.start_fresh(false);
   t.run();
-  const double before = t.evaluate_split("test").tally.all.loss();
-  auto reopened = open_run(dir);
-  CHECK(reopened->evaluate_split("test").tally.all.loss() == before);
+  const double before = t.evaluator().evaluate_split("test").tally.all.loss();
+  const ModelRun reopened = open_run(dir);
+  CHECK(reopened.evaluator().evaluate_split("test").tally.all.loss() == before);
 
   TrainConfig wider = c;
   wider.model.width = 32;

@@ -61,7 +61,7 @@ void check_learns(const Variant& v, const std::function<void(Trainer&)>& then = 
   CHECK_SEEDS(2, 3, [&](uint64_t seed, std::ostream& out) {
     Trainer t(modadd_config(v, seed), "");
     t.run();
-    const double accuracy = t.evaluate_split("test").tally.all.accuracy();
+    const double accuracy = t.evaluator().evaluate_split("test").tally.all.accuracy();
     out << v.mlp_act << " + " << v.attn << " + " << v.pos << ": test accuracy " << accuracy
         << " after " << t.step() << " steps";
     const bool reached = accuracy >= v.target && t.step() < kStepCap;

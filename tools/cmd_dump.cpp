@@ -6,8 +6,10 @@
 #include "autograd/ops.h"
 #include "engine/safetensors.h"
 #include "engine/threads.h"
+#include "optim/batch.h"
+#include "optim/model_run.h"
+#include "optim/task_loss.h"
 #include "tools/commands.h"
-#include "tools/run_folder.h"
 
 namespace tapir {
 
@@ -26,15 +28,15 @@ Command add_dump_command(CLI::App& app) {
       ->capture_default_str();
   return {cmd, [o]() {
             set_num_threads(1);
-            auto trainer = open_run(o->checkpoint);
-            Task& task = trainer->task();
+            const ModelRun run = open_run(o->checkpoint);
+            const Task& task = *run.task;
             Batch batch;
             const int64_t n = std::min(o->batch, task.eval_size(o->split));
             task.eval_batch(o->split, 0, n, batch);
             const BatchTensors t = to_tensors(batch);
-            std::vector<Parameter*> params = trainer->model().parameters();
+            std::vector<Parameter*> params = run.model->parameters();
             for (Parameter* p : params) p->value.zero_grad();
-            Tensor logits = trainer->model().forward(t.inputs);
+            Tensor logits = run.model->forward(t.inputs);
             Tensor loss = task_loss(logits, t.targets, t.mask);
             backward(loss);
             // A regression task's frames are f32 "inputs"; a token task's ids i32 "tokens".

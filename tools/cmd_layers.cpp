@@ -3,10 +3,10 @@
 // monotonically and by what factors; a table and an SVG line plot.
 #include <cstdio>
 
-#include "engine/threads.h"
+#include "optim/run_folder.h"
+#include "tools/checkpoint_options.h"
 #include "tools/commands.h"
 #include "tools/robust_report.h"
-#include "tools/run_folder.h"
 #include "tools/svg_plot.h"
 
 namespace tapir {
@@ -14,33 +14,22 @@ namespace tapir {
 Command add_layers_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("layers", "Per-layer loss: every layer read out through the head");
   struct Options {
-    std::string checkpoint, split = "test", svg;
-    std::vector<std::string> task_opts;
-    int64_t limit = 0;
+    CheckpointOptions checkpoint;
+    std::string split = "test", svg;
     double alpha = -1;
-    int threads = 1;
-    std::string device = "cpu";
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--checkpoint", o->checkpoint, "Run folder or checkpoint file")->required();
+  add_checkpoint_options(*cmd, o->checkpoint);
   cmd->add_option("--split", o->split, "Evaluation split")->capture_default_str();
-  cmd->add_option("--opt", o->task_opts, "Override a task option, name=value");
-  cmd->add_option("--limit", o->limit, "Max examples (0: all)");
   cmd->add_option("--alpha", o->alpha, "Descent rate to count against (default: the run's)");
   cmd->add_option("--svg", o->svg, "Plot file (default RUN/layers_SPLIT.svg; 'none': no plot)");
   cmd->add_flag("--json", o->json, "Print one JSON object");
-  cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256));
-  cmd->add_option("--device", o->device, "Where to evaluate: cpu or cuda")->capture_default_str();
   return {cmd, [o]() {
-            set_num_threads(o->threads);
-            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts),
-                                    usable_device(o->device));
-            trainer->set_eval_limit(o->limit);
-            const LayerProfile p = layer_profile(*trainer, o->split);
-            const std::string metric = task_metric_name(trainer->task());
-            const double alpha =
-                o->alpha >= 0 ? o->alpha : trainer->config().constraint.alpha.front();
+            const ModelRun run = open_checkpoint(o->checkpoint);
+            const LayerProfile p = layer_profile(run.evaluator(), o->split);
+            const std::string metric = task_metric_name(*run.task);
+            const double alpha = o->alpha >= 0 ? o->alpha : run.config.constraint.alpha.front();
             if (o->json) {
               Json j = Json::object();
               j.set("split", o->split);
@@ -56,14 +45,14 @@ Command add_layers_command(CLI::App& app) {
               std::printf("%s\n", to_json(j).c_str());
             } else {
               std::printf("%s\n%s: %lld examples, layer 0 = the embeddings\n",
-                          trainer->task().describe().c_str(), o->split.c_str(),
+                          run.task->describe().c_str(), o->split.c_str(),
                           static_cast<long long>(p.examples));
               std::printf("%s", format_layer_table(p, metric, alpha).c_str());
             }
             if (o->svg != "none") {
               std::string path = o->svg;
               if (path.empty()) {
-                path = run_folder_of(o->checkpoint) + "/layers_";
+                path = run_folder_of(o->checkpoint.checkpoint) + "/layers_";
                 path += o->split;
                 path += ".svg";
               }

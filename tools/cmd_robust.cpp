@@ -4,10 +4,10 @@
 // over noise seeds; a table per noise kind and one SVG plot.
 #include <cstdio>
 
-#include "engine/threads.h"
+#include "optim/run_folder.h"
+#include "tools/checkpoint_options.h"
 #include "tools/commands.h"
 #include "tools/robust_report.h"
-#include "tools/run_folder.h"
 #include "tools/svg_plot.h"
 
 namespace tapir {
@@ -15,16 +15,15 @@ namespace tapir {
 Command add_robust_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("robust", "Metric under input noise of growing strength");
   struct Options {
-    std::string checkpoint, split = "test", svg, gamma = "0,0.25,0.5,1,1.5,2";
-    std::vector<std::string> noise = {"gaussian"}, task_opts;
-    int64_t repeats = 3, limit = 0;
+    CheckpointOptions checkpoint;
+    std::string split = "test", svg, gamma = "0,0.25,0.5,1,1.5,2";
+    std::vector<std::string> noise = {"gaussian"};
+    int64_t repeats = 3;
     uint64_t seed = 0;
-    int threads = 1;
-    std::string device = "cpu";
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--checkpoint", o->checkpoint, "Run folder or checkpoint file")->required();
+  add_checkpoint_options(*cmd, o->checkpoint);
   cmd->add_option("--noise", o->noise,
                   "gaussian | uniform | discrete (comma-separated for several)")
       ->delimiter(',')
@@ -35,32 +34,26 @@ Command add_robust_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "First noise seed")->capture_default_str();
   cmd->add_option("--split", o->split, "Evaluation split")->capture_default_str();
-  cmd->add_option("--opt", o->task_opts, "Override a task option, name=value");
-  cmd->add_option("--limit", o->limit, "Max examples (0: all)");
   cmd->add_option("--svg", o->svg, "Plot file (default RUN/robust_SPLIT.svg; 'none': no plot)");
   cmd->add_flag("--json", o->json, "Print one JSON object per noise kind and gamma");
-  cmd->add_option("--threads", o->threads, "Threads")->check(CLI::Range(1, 256));
-  cmd->add_option("--device", o->device, "Where to evaluate: cpu or cuda")->capture_default_str();
   return {cmd, [o]() {
-            set_num_threads(o->threads);
             const std::vector<double> gammas = parse_double_list(o->gamma, "--gamma");
-            const Device device = usable_device(o->device);
-            auto trainer = open_run(o->checkpoint, parse_task_overrides(o->task_opts), device);
-            trainer->set_eval_limit(o->limit);
-            const std::string metric = task_metric_name(trainer->task());
+            const ModelRun run = open_checkpoint(o->checkpoint);
+            const Evaluator evaluator = run.evaluator();
+            const Task& task = *run.task;
+            const std::string metric = task_metric_name(task);
             for (const std::string& name : o->noise)  // refuse a bad kind before any output
-              make_perturbation(parse_noise_kind(name), 0.0, trainer->model(), trainer->task(), 0);
+              make_perturbation(parse_noise_kind(name), 0.0, *run.model, task, 0);
             if (!o->json)
-              std::printf(
-                  "%s\n%s, %lld noise seeds per gamma; noise scale %.4g (%s)\n",
-                  trainer->task().describe().c_str(), o->split.c_str(),
-                  static_cast<long long>(o->repeats), perturbation_scale(trainer->model()),
-                  trainer->task().is_regression() ? "clean frame RMS" : "RMS of tok_emb.weight");
+              std::printf("%s\n%s, %lld noise seeds per gamma; noise scale %.4g (%s)\n",
+                          task.describe().c_str(), o->split.c_str(),
+                          static_cast<long long>(o->repeats), perturbation_scale(*run.model),
+                          task.is_regression() ? "clean frame RMS" : "RMS of tok_emb.weight");
             std::vector<PlotSeries> series;
             for (const std::string& name : o->noise) {
               const NoiseKind kind = parse_noise_kind(name);
               const std::vector<RobustPoint> curve =
-                  robustness_curve(*trainer, o->split, kind, gammas, o->repeats, o->seed);
+                  robustness_curve(evaluator, o->split, kind, gammas, o->repeats, o->seed);
               PlotSeries s{name, {}, {}, {}};
               for (const RobustPoint& p : curve) {
                 s.x.push_back(p.gamma);
@@ -84,7 +77,7 @@ Command add_robust_command(CLI::App& app) {
             if (o->svg != "none") {
               std::string path = o->svg;
               if (path.empty()) {
-                path = run_folder_of(o->checkpoint) + "/robust_";
+                path = run_folder_of(o->checkpoint.checkpoint) + "/robust_";
                 path += o->split;
                 path += ".svg";
               }

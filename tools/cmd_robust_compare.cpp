@@ -14,9 +14,10 @@
 
 #include "engine/file_io.h"
 #include "engine/threads.h"
+#include "optim/model_run.h"
+#include "optim/trainer.h"
 #include "tools/commands.h"
 #include "tools/robust_report.h"
-#include "tools/run_folder.h"
 #include "tools/svg_plot.h"
 #include "tools/train_options.h"
 
@@ -143,21 +144,22 @@ Command add_robust_compare_command(CLI::App& app) {
         std::string metric = "accuracy";
         for (int a = 0; a < 2; ++a) {
           for (const std::string& dir : dirs[a]) {
-            auto t = open_run(dir);
-            t->set_eval_limit(o->limit);
-            metric = task_metric_name(t->task());
-            const LayerProfile p = layer_profile(*t, o->split);
+            ModelRun t = open_run(dir);
+            t.config.eval_limit = o->limit;
+            const Evaluator evaluator = t.evaluator();
+            metric = task_metric_name(*t.task);
+            const LayerProfile p = layer_profile(evaluator, o->split);
             for (size_t l = 0; l < p.loss.size(); ++l) layer_loss[l][a].push_back(p.loss[l]);
             monotone[a] += is_monotone(p.loss);
             for (size_t l = 1; l < p.loss.size(); ++l) decreasing[a] += p.loss[l] < p.loss[l - 1];
-            splits = t->task().eval_splits();
+            splits = t.task->eval_splits();
             split_metric.resize(splits.size());
             for (size_t i = 0; i < splits.size(); ++i)
               split_metric[i][a].push_back(
-                  task_metric(t->task(), t->evaluate_split(splits[i]).tally.all));
+                  task_metric(*t.task, evaluator.evaluate_split(splits[i]).tally.all));
             for (size_t n = 0; n < o->noise.size(); ++n) {
-              const auto curve = robustness_curve(*t, o->split, parse_noise_kind(o->noise[n]),
-                                                  gammas, o->repeats, 0);
+              const auto curve = robustness_curve(
+                  evaluator, o->split, parse_noise_kind(o->noise[n]), gammas, o->repeats, 0);
               for (size_t g = 0; g < gammas.size(); ++g)
                 noise_metric[n][g][a].push_back(curve[g].metric);
             }

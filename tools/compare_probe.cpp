@@ -4,8 +4,8 @@
 
 #include "engine/threads.h"
 #include "optim/layer_eval.h"
+#include "optim/model_run.h"
 #include "tools/robust_report.h"
-#include "tools/run_folder.h"
 
 namespace tapir {
 
@@ -47,21 +47,22 @@ ProbeReport probe_compare(const std::vector<VariantResult>& results, const Probe
   std::string metric = "accuracy";
   for (size_t v = 0; v < results.size(); ++v) {
     for (const SeedRun& run : results[v].runs) {
-      std::unique_ptr<Trainer> t = open_run(run.dir);
-      t->set_eval_limit(o.limit);
-      metric = task_metric_name(t->task());
+      ModelRun t = open_run(run.dir);
+      t.config.eval_limit = o.limit;
+      const Evaluator evaluator = t.evaluator();
+      metric = task_metric_name(*t.task);
       if (o.layers) {
-        const LayerProfile p = layer_profile(*t, o.split);
+        const LayerProfile p = layer_profile(evaluator, o.split);
         layer_loss[v].resize(p.loss.size());
         for (size_t l = 0; l < p.loss.size(); ++l) layer_loss[v][l].push_back(p.loss[l]);
         monotone[v] += is_monotone(p.loss) ? 1 : 0;
       }
       for (size_t k = 0; k < kinds.size(); ++k) {
-        TAPIR_CHECK(!(kinds[k] == NoiseKind::discrete && t->task().is_regression()),
-                    "discrete noise replaces tokens; task ", t->config().task,
+        TAPIR_CHECK(!(kinds[k] == NoiseKind::discrete && t.task->is_regression()),
+                    "discrete noise replaces tokens; task ", t.config.task,
                     " reads real-valued frames (use --robust gaussian,uniform)");
         const std::vector<RobustPoint> curve =
-            robustness_curve(*t, o.split, kinds[k], o.gammas, o.repeats, 0);
+            robustness_curve(evaluator, o.split, kinds[k], o.gammas, o.repeats, 0);
         for (size_t g = 0; g < o.gammas.size(); ++g) noisy[k][v][g].push_back(curve[g].metric);
       }
     }

@@ -13,11 +13,11 @@ const char* task_metric_name(const Task& task) {
   return task.is_regression() ? "rmse" : "accuracy";
 }
 
-LayerProfile layer_profile(Trainer& trainer, const std::string& split) {
+LayerProfile layer_profile(const Evaluator& evaluator, const std::string& split) {
   LayerProfile p;
-  for (const EvalTally& t : evaluate_layers(trainer, split)) {
+  for (const EvalTally& t : evaluate_layers(evaluator, split)) {
     p.loss.push_back(t.all.loss());
-    p.metric.push_back(task_metric(trainer.task(), t.all));
+    p.metric.push_back(task_metric(evaluator.task(), t.all));
     p.examples = t.all.examples;
   }
   return p;
@@ -90,17 +90,17 @@ Json mean_std_json(const std::vector<double>& values) {
   return Json::object().set("mean", mean).set("std", std).set("seeds", seeds);
 }
 
-std::vector<RobustPoint> robustness_curve(Trainer& trainer, const std::string& split,
+std::vector<RobustPoint> robustness_curve(const Evaluator& evaluator, const std::string& split,
                                           NoiseKind noise, const std::vector<double>& gammas,
                                           int64_t repeats, uint64_t seed) {
   std::vector<RobustPoint> curve;
   for (double gamma : gammas) {
     std::vector<double> metrics, losses;
     for (int64_t r = 0; r < repeats; ++r) {
-      const Perturbation p = make_perturbation(noise, gamma, trainer.model(), trainer.task(),
+      const Perturbation p = make_perturbation(noise, gamma, evaluator.model(), evaluator.task(),
                                                seed + static_cast<uint64_t>(r));
-      const EvalTally t = evaluate_perturbed(trainer, split, p);
-      metrics.push_back(task_metric(trainer.task(), t.all));
+      const EvalTally t = evaluate_perturbed(evaluator, split, p);
+      metrics.push_back(task_metric(evaluator.task(), t.all));
       losses.push_back(t.all.loss());
     }
     RobustPoint point;

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "engine/json.h"
+#include "optim/evaluator.h"
 #include "optim/layer_eval.h"
-#include "optim/trainer.h"
 
 namespace tapir {
 
@@ -20,7 +20,7 @@ struct LayerProfile {
   std::vector<double> loss, metric;  // layers 0..L
   int64_t examples = 0;
 };
-LayerProfile layer_profile(Trainer& trainer, const std::string& split);
+LayerProfile layer_profile(const Evaluator& evaluator, const std::string& split);
 // Every f_l < f_{l-1}.
 bool is_monotone(const std::vector<double>& loss);
 // Layers l >= 1 with f_l <= (1 - alpha) f_{l-1}.
@@ -35,7 +35,7 @@ struct RobustPoint {
 };
 // The final layer's metric on `split` for each gamma, each repeated with
 // noise seeds seed, seed + 1, ..., seed + repeats - 1.
-std::vector<RobustPoint> robustness_curve(Trainer& trainer, const std::string& split,
+std::vector<RobustPoint> robustness_curve(const Evaluator& evaluator, const std::string& split,
                                           NoiseKind noise, const std::vector<double>& gammas,
                                           int64_t repeats, uint64_t seed);
 std::string format_robust_table(const std::vector<RobustPoint>& curve,

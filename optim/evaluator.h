@@ -1,0 +1,63 @@
+// Evaluation of a model on a task's fixed evaluation sets, the one loop every
+// evaluation runs: the split's examples in order, in batches, forward without
+// a tape, the outputs scored on the host by the task (per group where the
+// task has groups). Used by the training loop (optim/trainer.h), `tapir
+// eval`, the per-layer and perturbed evaluations (optim/layer_eval.h) and the
+// commands built on them. Above nn and the tasks.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nn/transformer.h"
+#include "optim/batch.h"
+#include "optim/train_config.h"
+#include "tasks/task.h"
+
+namespace tapir {
+
+struct EvalResult {
+  std::string split;
+  EvalTally tally;
+};
+
+struct EvalSettings {
+  int64_t batch = 512;  // examples per forward pass
+  int64_t limit = 0;    // cap on examples per split (0: the whole set)
+};
+// A run's settings: config.eval_batch and config.eval_limit.
+EvalSettings eval_settings(const TrainConfig& config);
+
+class Evaluator {
+ public:
+  // `model` (on `device`) and `task` must outlive the evaluator.
+  Evaluator(Transformer& model, const Task& task, Device device, EvalSettings settings = {});
+
+  EvalResult evaluate_split(const std::string& split) const;
+  // Every evaluation split of the task, in its order.
+  std::vector<EvalResult> evaluate() const;
+
+  // The loop under every evaluation: the first settings().limit examples of
+  // `split` (all when 0) in batches of settings().batch; each host batch is
+  // passed to `edit` (when set), copied to the device and passed to `use`.
+  // Grad mode is off; the step arena is reset after each batch.
+  using EditBatch = std::function<void(Batch&)>;
+  using UseBatch = std::function<void(const Batch&, const BatchTensors&)>;
+  void for_each_batch(const std::string& split, const EditBatch& edit, const UseBatch& use) const;
+  // Scores the model's outputs for `batch` (on any device) into `tally`.
+  void score(const Batch& batch, Tensor outputs, EvalTally& tally) const;
+
+  Transformer& model() const { return *model_; }
+  const Task& task() const { return *task_; }
+  Device device() const { return device_; }
+  const EvalSettings& settings() const { return settings_; }
+
+ private:
+  Transformer* model_;
+  const Task* task_;
+  Device device_;
+  EvalSettings settings_;
+};
+
+}  // namespace tapir

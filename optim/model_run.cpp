@@ -1,0 +1,73 @@
+// Building a model run from a configuration or a run folder
+// (optim/model_run.h).
+#include "optim/model_run.h"
+
+#include <filesystem>
+
+#include "nn/architecture.h"
+#include "optim/run_folder.h"
+
+namespace tapir {
+
+namespace fs = std::filesystem;
+
+void complete_config(TrainConfig& config, const Task& task) {
+  config.model.vocab = task.vocab().size();
+  if (task.is_regression()) {
+    config.model.input = ModelInput::frames;
+    config.model.frame_dim = task.frame_dim();
+  }
+  if (config.model.context == 0) config.model.context = task.max_length();
+  TAPIR_CHECK(task.max_length() <= config.model.context, "task ", config.task,
+              " produces sequences of length ", task.max_length(), " but the model's context is ",
+              config.model.context);
+  if (config.schedule.total == 0) config.schedule.total = config.steps;
+}
+
+Evaluator ModelRun::evaluator() const {
+  return Evaluator(*model, *task, config.device, eval_settings(config));
+}
+
+ModelRun build_run(const TrainConfig& config) {
+  ModelRun run;
+  run.config = config;
+  TrainConfig& c = run.config;
+  c.validate();
+  require_device(c.device);
+  run.task = make_task(c.task, c.task_options);
+  complete_config(c, *run.task);
+  // Learned functions from an architecture file replace the configured ones,
+  // frozen unless arch_trainable (frozen parameters get no optimizer state).
+  Architecture arch;
+  if (!c.arch_file.empty()) {
+    TAPIR_CHECK(fs::exists(c.arch_file), "architecture file ", c.arch_file, " does not exist");
+    arch = load_architecture(c.arch_file);
+    apply_architecture(arch, c.model);
+  }
+  run.model = std::make_unique<Transformer>(c.model);
+  run.model->init(c.seed);
+  if (!c.arch_file.empty())
+    load_architecture_values(arch, *run.model, c.arch_trainable, c.arch_file);
+  // Built and initialised on the host (the same values on every device), then moved.
+  run.model->to_device(c.device);
+  return run;
+}
+
+ModelRun open_run(const std::string& path, const TaskOptions& overrides, Device device) {
+  TAPIR_CHECK(fs::exists(path), "checkpoint ", path, " does not exist");
+  const RunFolder folder(run_folder_of(path));
+  const std::string checkpoint =
+      fs::is_directory(path) ? folder.file(RunFolder::kCheckpoint) : path;
+  TAPIR_CHECK(folder.has(RunFolder::kConfig), "no config.json next to checkpoint ", checkpoint,
+              " (expected a tapir run folder)");
+  TAPIR_CHECK(fs::exists(checkpoint), "run folder ", folder.dir(),
+              " has no checkpoint.safetensors yet");
+  TrainConfig config = folder.read_config();
+  for (const auto& [name, value] : overrides.values()) config.task_options.set(name, value);
+  config.device = device;
+  ModelRun run = build_run(config);
+  RunFolder::load_checkpoint(checkpoint, run.model->parameters());
+  return run;
+}
+
+}  // namespace tapir

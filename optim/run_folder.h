@@ -1,0 +1,86 @@
+// The run folder, the one owner of a training run's files:
+//   config.json             the TrainConfig (everything needed to re-run)
+//   metrics.jsonl           one JSON object per evaluation and split
+//   checkpoint.safetensors  the model's parameters (+ config in metadata)
+//   resume.safetensors      parameters, optimizer state, step, the sampling
+//                           RNG state and what a trainer adds
+//   arch.safetensors        the learned functions, when the model has any
+//                           (nn/architecture.h)
+// Every file is written whole to a temporary file and renamed (metrics.jsonl
+// is appended line by line). A folder with an empty path writes nothing: a
+// run without files (tests). Above nn and the optimizers; the training loop
+// (optim/trainer.h) and open_run (optim/model_run.h) use it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/json.h"
+#include "engine/rng.h"
+#include "engine/safetensors.h"
+#include "nn/checkpoint.h"
+#include "nn/transformer.h"
+#include "optim/optimizer.h"
+#include "optim/train_config.h"
+
+namespace tapir {
+
+// The counters a resume file restores besides the tensors.
+struct ResumeClock {
+  int64_t step = 0;   // steps completed
+  double wall_s = 0;  // wall-clock seconds the run has taken so far
+};
+
+class RunFolder {
+ public:
+  static constexpr const char* kConfig = "config.json";
+  static constexpr const char* kMetrics = "metrics.jsonl";
+  static constexpr const char* kCheckpoint = "checkpoint.safetensors";
+  static constexpr const char* kResume = "resume.safetensors";
+  static constexpr const char* kArchitecture = "arch.safetensors";
+
+  explicit RunFolder(std::string dir = "") : dir_(std::move(dir)) {}
+  const std::string& dir() const { return dir_; }
+  // False for a run without files: then every write below does nothing.
+  bool writes() const { return !dir_.empty(); }
+  std::string file(const char* name) const;
+  bool has(const char* name) const;
+
+  // Opens the folder for a fresh run: fails if it exists (unless force,
+  // which removes the run's files), then writes config.json.
+  void start_fresh(const TrainConfig& config, bool force) const;
+  void write_config(const TrainConfig& config) const;
+  TrainConfig read_config() const;
+
+  void append_metrics(const Json& line) const;
+  // Drops the metrics lines logged after `step`, so a resumed run's file
+  // reads as if it had never been interrupted.
+  void drop_metrics_after(int64_t step) const;
+
+  // checkpoint.safetensors, and arch.safetensors when the model has learned
+  // functions (ready for `train --arch` and `plot arch`).
+  void save_checkpoint(Transformer& model, const TrainConfig& config, int64_t step) const;
+  // Fills `params` from a checkpoint file (strict, nn/checkpoint.h).
+  static void load_checkpoint(const std::string& path, const std::vector<Parameter*>& params);
+
+  // The resume file is self-contained (parameters included), so a crash
+  // between the checkpoint and resume writes cannot pair weights with the
+  // wrong optimizer state. `extra` tensors and metadata follow the loop's
+  // own (their data must stay alive until this returns).
+  void save_resume(const std::vector<Parameter*>& params, Optimizer& optimizer, const Rng& data_rng,
+                   ResumeClock clock, const std::vector<SafeTensorWrite>& extra,
+                   const Metadata& extra_meta) const;
+  // Reads the resume file back into params, the optimizer (state and step
+  // count), data_rng and clock; returns the file for the extra state.
+  SafeTensorsFile load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
+                              Rng& data_rng, ResumeClock& clock) const;
+
+ private:
+  std::string dir_;
+};
+
+// The run folder of `path`: the folder itself, or the folder a checkpoint
+// file is in.
+std::string run_folder_of(const std::string& path);
+
+}  // namespace tapir
