@@ -23,16 +23,6 @@ bool parse_const_init(const std::string& init, double& value) {
 
 }  // namespace
 
-bool parse_extrapolation(std::string_view name) {
-  TAPIR_CHECK(name == "linear" || name == "constant",
-              "spline extrapolation must be linear or constant, got '", name, "'");
-  return name == "linear";
-}
-
-const char* extrapolation_name(bool linear) {
-  return linear ? "linear" : "constant";
-}
-
 void SplineConfig::validate(const std::string& what) const {
   double c = 0;
   TAPIR_CHECK(init == "gelu" || init == "identity" || parse_const_init(init, c), "model: ", what,

@@ -22,11 +22,6 @@ struct Names<SplineScope> {
                                                                   {SplineScope::shared, "shared"}};
 };
 
-// The extrapolation of a grid, by name: "linear" or "constant" (config files
-// and the command line spell it so; SplineGrid keeps it as linear()).
-bool parse_extrapolation(std::string_view name);
-const char* extrapolation_name(bool linear);
-
 // A spline.s grid (knots, range, extrapolation: valid by construction),
 // initial values and placement.
 struct SplineConfig {
