@@ -1,4 +1,5 @@
-// The one check of a spline grid (engine/kernel_types.h).
+// The one check of a spline grid and the names of its extrapolation
+// (engine/kernel_types.h).
 #include "engine/kernel_types.h"
 
 #include <cmath>
@@ -13,6 +14,16 @@ SplineGrid::SplineGrid(int64_t knots, double lo, double hi, bool linear)
               "] (at least 2 knots), got ", knots);
   TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi,
               "spline grid: range must be finite with lo < hi, got [", lo, ", ", hi, "]");
+}
+
+bool parse_extrapolation(std::string_view name) {
+  TAPIR_CHECK(name == "linear" || name == "constant",
+              "spline extrapolation must be linear or constant, got '", name, "'");
+  return name == "linear";
+}
+
+const char* extrapolation_name(bool linear) {
+  return linear ? "linear" : "constant";
 }
 
 }  // namespace tapir

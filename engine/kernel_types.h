@@ -4,6 +4,7 @@
 // values.
 #pragma once
 #include <cstdint>
+#include <string_view>
 
 namespace tapir {
 
@@ -35,6 +36,11 @@ class SplineGrid {
   double lo_, hi_;
   bool linear_;
 };
+
+// A grid's extrapolation by name, "linear" or "constant", as config files and
+// the command line spell it.
+bool parse_extrapolation(std::string_view name);
+const char* extrapolation_name(bool linear);
 
 // The feature-kernel attention's phi(x) = softplus(g(x)) + kFeatureEps keeps
 // every kernel value positive.

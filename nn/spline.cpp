@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "engine/json_fields.h"
 
 namespace tapir {
 
@@ -23,16 +24,6 @@ bool parse_const_init(const std::string& init, double& value) {
 
 }  // namespace
 
-bool parse_extrapolation(std::string_view name) {
-  TAPIR_CHECK(name == "linear" || name == "constant",
-              "spline extrapolation must be linear or constant, got '", name, "'");
-  return name == "linear";
-}
-
-const char* extrapolation_name(bool linear) {
-  return linear ? "linear" : "constant";
-}
-
 void SplineConfig::validate(const std::string& what) const {
   double c = 0;
   TAPIR_CHECK(init == "gelu" || init == "identity" || parse_const_init(init, c), "model: ", what,
@@ -40,29 +31,12 @@ void SplineConfig::validate(const std::string& what) const {
 }
 
 Json SplineConfig::to_json() const {
-  Json j = Json::object();
-  j.set("knots", grid.knots());
-  j.set("lo", grid.lo());
-  j.set("hi", grid.hi());
-  j.set("extrapolate", extrapolation_name(grid.linear()));
-  j.set("init", init);
-  j.set("scope", name_of(scope));
-  return j;
+  return fields_to_json(*this);
 }
 
 SplineConfig SplineConfig::from_json(const Json& j, const SplineConfig& defaults) {
   SplineConfig c = defaults;
-  const auto number = [&](const char* key, double fallback) {
-    const Json* v = j.find(key);
-    return v ? v->as_double() : fallback;
-  };
-  const Json* knots = j.find("knots");
-  const Json* extrapolate = j.find("extrapolate");
-  c.grid = SplineGrid(knots ? knots->as_int() : c.grid.knots(), number("lo", c.grid.lo()),
-                      number("hi", c.grid.hi()),
-                      extrapolate ? parse_extrapolation(extrapolate->as_string()) : c.grid.linear());
-  if (const Json* v = j.find("init")) c.init = v->as_string();
-  if (const Json* v = j.find("scope")) c.scope = parse_name<SplineScope>(v->as_string());
+  fields_from_json(j, c);
   return c;
 }
 

@@ -22,11 +22,6 @@ struct Names<SplineScope> {
                                                                   {SplineScope::shared, "shared"}};
 };
 
-// The extrapolation of a grid, by name: "linear" or "constant" (config files
-// and the command line spell it so; SplineGrid keeps it as linear()).
-bool parse_extrapolation(std::string_view name);
-const char* extrapolation_name(bool linear);
-
 // A spline.s grid (knots, range, extrapolation: valid by construction),
 // initial values and placement.
 struct SplineConfig {
@@ -40,6 +35,13 @@ struct SplineConfig {
   // Missing fields keep the values of `defaults` (configs written before a
   // field existed still load).
   static SplineConfig from_json(const Json& j, const SplineConfig& defaults);
+  // The JSON fields, in the order written (engine/json_fields.h); all optional.
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.optional_grid(c.grid);  // knots, lo, hi, extrapolate
+    f.optional("init", c.init);
+    f.optional("scope", c.scope);
+  }
 };
 
 // The knot values of an init: the exact GeLU, the identity, or a constant.

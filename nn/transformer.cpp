@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "engine/json_fields.h"
 #include "nn/positions.h"
 
 namespace tapir {
@@ -33,45 +34,12 @@ void ModelConfig::validate() const {
 }
 
 Json ModelConfig::to_json() const {
-  Json j = Json::object();
-  j.set("vocab", vocab);
-  j.set("context", context);
-  j.set("width", width);
-  j.set("heads", heads);
-  j.set("layers", layers);
-  j.set("mlp_ratio", mlp_ratio);
-  j.set("mlp_act", name_of(mlp_act));
-  j.set("attn", name_of(attn));
-  j.set("pos", name_of(pos));
-  j.set("init_std", init_std);
-  j.set("mlp_spline", mlp_spline.to_json());
-  j.set("attn_spline", attn_spline.to_json());
-  j.set("score_per_head", score_per_head);
-  j.set("input", name_of(input));
-  j.set("frame_dim", frame_dim);
-  return j;
+  return fields_to_json(*this);
 }
 
 ModelConfig ModelConfig::from_json(const Json& j) {
   ModelConfig c;
-  c.vocab = j.at("vocab").as_int();
-  c.context = j.at("context").as_int();
-  c.width = j.at("width").as_int();
-  c.heads = j.at("heads").as_int();
-  c.layers = j.at("layers").as_int();
-  c.mlp_ratio = j.at("mlp_ratio").as_int();
-  c.mlp_act = parse_name<MlpAct>(j.at("mlp_act").as_string());
-  c.attn = parse_name<AttentionKind>(j.at("attn").as_string());
-  c.pos = parse_name<Positions>(j.at("pos").as_string());
-  c.init_std = j.at("init_std").as_double();
-  // Fields added with the learned nonlinearities; older configs lack them.
-  if (const Json* v = j.find("mlp_spline"))
-    c.mlp_spline = SplineConfig::from_json(*v, c.mlp_spline);
-  if (const Json* v = j.find("attn_spline"))
-    c.attn_spline = SplineConfig::from_json(*v, c.attn_spline);
-  if (const Json* v = j.find("score_per_head")) c.score_per_head = v->as_bool();
-  if (const Json* in = j.find("input")) c.input = parse_name<ModelInput>(in->as_string());
-  if (const Json* n = j.find("frame_dim")) c.frame_dim = n->as_int();
+  fields_from_json(j, c);
   c.validate();
   return c;
 }

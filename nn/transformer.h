@@ -79,7 +79,27 @@ struct ModelConfig {
 
   void validate() const;  // one-line error naming the bad field
   Json to_json() const;
-  static ModelConfig from_json(const Json& j);
+  static ModelConfig from_json(const Json& j);  // validated
+  // The JSON fields, in the order written (engine/json_fields.h).
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("vocab", c.vocab);
+    f.required("context", c.context);
+    f.required("width", c.width);
+    f.required("heads", c.heads);
+    f.required("layers", c.layers);
+    f.required("mlp_ratio", c.mlp_ratio);
+    f.required("mlp_act", c.mlp_act);
+    f.required("attn", c.attn);
+    f.required("pos", c.pos);
+    f.required("init_std", c.init_std);
+    // Added with the learned nonlinearities and frame input; older configs lack them.
+    f.optional("mlp_spline", c.mlp_spline);
+    f.optional("attn_spline", c.attn_spline);
+    f.optional("score_per_head", c.score_per_head);
+    f.optional("input", c.input);
+    f.optional("frame_dim", c.frame_dim);
+  }
 };
 
 // What a block's attention and MLP use beyond their own weights. Learned

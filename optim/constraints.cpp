@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/error.h"
+#include "engine/json_fields.h"
 
 namespace tapir {
 
@@ -29,33 +30,12 @@ void ConstraintConfig::validate(int64_t layers) const {
 }
 
 Json ConstraintConfig::to_json() const {
-  Json j = Json::object();
-  j.set("kind", kind);
-  Json a = Json::array();
-  for (double v : alpha) a.push_back(v);
-  j.set("alpha", a);
-  j.set("dual_lr", dual_lr);
-  j.set("dual_batch", dual_batch);
-  j.set("dual_every", dual_every);
-  j.set("resilient", resilient);
-  j.set("beta", beta);
-  j.set("slack_lr", slack_lr);
-  j.set("detach_previous", detach_previous);
-  return j;
+  return fields_to_json(*this);
 }
 
 ConstraintConfig ConstraintConfig::from_json(const Json& j) {
   ConstraintConfig c;
-  c.kind = j.at("kind").as_string();
-  c.alpha.clear();
-  for (const Json& v : j.at("alpha").as_array()) c.alpha.push_back(v.as_double());
-  c.dual_lr = j.at("dual_lr").as_double();
-  c.dual_batch = j.at("dual_batch").as_int();
-  c.dual_every = j.at("dual_every").as_int();
-  c.resilient = j.at("resilient").as_bool();
-  c.beta = j.at("beta").as_double();
-  c.slack_lr = j.at("slack_lr").as_double();
-  if (const Json* d = j.find("detach_previous")) c.detach_previous = d->as_bool();
+  fields_from_json(j, c);
   return c;
 }
 

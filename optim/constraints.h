@@ -44,6 +44,19 @@ struct ConstraintConfig {
   void validate(int64_t layers) const;
   Json to_json() const;
   static ConstraintConfig from_json(const Json& j);
+  // The JSON fields, in the order written (engine/json_fields.h).
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("kind", c.kind);
+    f.required("alpha", c.alpha);
+    f.required("dual_lr", c.dual_lr);
+    f.required("dual_batch", c.dual_batch);
+    f.required("dual_every", c.dual_every);
+    f.required("resilient", c.resilient);
+    f.required("beta", c.beta);
+    f.required("slack_lr", c.slack_lr);
+    f.optional("detach_previous", c.detach_previous);  // older configs lack it
+  }
 };
 
 // s_l = f_l - (1 - alpha_l) f_{l-1} for l = 1..L, from f_0..f_L.

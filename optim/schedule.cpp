@@ -22,23 +22,4 @@ double Schedule::lr_at(int64_t step) const {
   return lo + (base_lr - lo) * (1.0 - p);
 }
 
-Schedule::Kind parse_schedule_kind(const std::string& name) {
-  if (name == "constant") return Schedule::Kind::constant;
-  if (name == "cosine") return Schedule::Kind::cosine;
-  if (name == "linear") return Schedule::Kind::linear;
-  fail("unknown schedule '", name, "' (known: constant, cosine, linear)");
-}
-
-const char* schedule_kind_name(Schedule::Kind kind) {
-  switch (kind) {
-    case Schedule::Kind::constant:
-      return "constant";
-    case Schedule::Kind::cosine:
-      return "cosine";
-    case Schedule::Kind::linear:
-      return "linear";
-  }
-  return "?";
-}
-
 }  // namespace tapir

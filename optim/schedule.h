@@ -13,6 +13,9 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
+
+#include "engine/names.h"
 
 namespace tapir {
 
@@ -29,9 +32,22 @@ struct Schedule {
   double lr_at(int64_t step) const;
 };
 
+template <>
+struct Names<Schedule::Kind> {
+  static constexpr const char* what = "schedule";
+  static constexpr std::pair<Schedule::Kind, const char*> table[] = {
+      {Schedule::Kind::constant, "constant"},
+      {Schedule::Kind::cosine, "cosine"},
+      {Schedule::Kind::linear, "linear"}};
+};
+
 // "constant", "cosine" or "linear"; anything else fails naming the valid kinds.
-Schedule::Kind parse_schedule_kind(const std::string& name);
+inline Schedule::Kind parse_schedule_kind(const std::string& name) {
+  return parse_name<Schedule::Kind>(name);
+}
 // The name parse_schedule_kind reads back.
-const char* schedule_kind_name(Schedule::Kind kind);
+inline const char* schedule_kind_name(Schedule::Kind kind) {
+  return name_of(kind);
+}
 
 }  // namespace tapir

@@ -2,7 +2,9 @@
 // this struct as JSON, and `tapir train --resume DIR` rebuilds the run from it.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "engine/json.h"
 #include "nn/transformer.h"
@@ -35,7 +37,45 @@ struct TrainConfig {
 
   void validate() const;
   Json to_json() const;
-  static TrainConfig from_json(const Json& j);
+  static TrainConfig from_json(const Json& j);  // validated, the model too
+  // The JSON fields, in the order written (engine/json_fields.h).
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("task", c.task);
+    f.required(
+        "task_options", c.task_options, &TaskOptions::values,
+        [](std::map<std::string, std::string> values) { return TaskOptions(std::move(values)); });
+    f.required("model", c.model);
+    f.group("optimizer", [&](auto& o) {
+      o.required("name", c.optimizer.name);
+      o.required("beta1", c.optimizer.beta1);
+      o.required("beta2", c.optimizer.beta2);
+      o.required("eps", c.optimizer.eps);
+      o.required("weight_decay", c.optimizer.weight_decay);
+      o.required("momentum", c.optimizer.momentum);
+      o.required("nesterov", c.optimizer.nesterov);
+    });
+    f.group("schedule", [&](auto& s) {
+      s.required("kind", c.schedule.kind);
+      s.required("lr", c.schedule.base_lr);
+      s.required("warmup", c.schedule.warmup);
+      s.required("total", c.schedule.total);
+      s.required("min_ratio", c.schedule.min_ratio);
+    });
+    f.optional("constraint", c.constraint);  // absent in older runs: none
+    f.required("steps", c.steps);
+    f.required("batch", c.batch);
+    f.required("clip", c.clip);
+    f.required("eval_every", c.eval_every);
+    f.required("eval_batch", c.eval_batch);
+    f.required("eval_limit", c.eval_limit);
+    f.required("stop_at", c.stop_at);
+    f.required("seed", c.seed);
+    f.required("threads", c.threads);
+    f.optional("device", c.device);  // absent in older runs: cpu
+    f.optional("arch_file", c.arch_file);
+    f.optional("arch_trainable", c.arch_trainable);
+  }
 };
 
 }  // namespace tapir

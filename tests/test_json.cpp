@@ -1,13 +1,19 @@
 // Tests for engine/json: values, exact integers, escapes, round trips through
-// the writer, and one case per class of input the strict parser refuses.
+// the writer, one case per class of input the strict parser refuses, and the
+// field lists of engine/json_fields.h.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
+#include <vector>
 
+#include "engine/device.h"
 #include "engine/error.h"
 #include "engine/json.h"
+#include "engine/json_fields.h"
 
 using tapir::Json;
 using tapir::parse_json;
@@ -223,4 +229,116 @@ TEST_CASE("json: nesting is limited to 64 levels") {
   for (int i = 0; i < 65; ++i) objects += "{\"a\":";
   objects += "1" + std::string(65, '}');
   check_rejected(objects, "nesting deeper than 64");
+}
+
+namespace {
+
+struct Inner {
+  int64_t count = 3;
+  tapir::SplineGrid grid{11, -1.0, 1.0, true};
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("count", c.count);
+    f.optional_grid(c.grid);
+  }
+};
+
+struct Sample {
+  bool flag = false;
+  int threads = 1;
+  uint64_t seed = 0;
+  double rate = 0.5;
+  std::string name = "a";
+  tapir::Device device = tapir::Device::cpu;
+  std::vector<double> rates = {0.1};
+  std::map<std::string, std::string> options;
+  Inner inner;
+  double group_value = 2.0;
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("flag", c.flag);
+    f.required("threads", c.threads);
+    f.required("seed", c.seed);
+    f.required("rate", c.rate);
+    f.required("name", c.name);
+    f.optional("device", c.device);
+    f.required("rates", c.rates);
+    f.required("options", c.options);
+    f.optional("inner", c.inner);
+    f.group("group", [&](auto& g) { g.required("value", c.group_value); });
+  }
+};
+
+// The message of the tapir::Error that reading `text` into a Sample throws.
+std::string read_error(std::string_view text) {
+  Sample s;
+  try {
+    tapir::fields_from_json(parse_json(text), s);
+  } catch (const tapir::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("json fields: one list writes and reads a struct") {
+  Sample s;
+  s.flag = true;
+  s.threads = 4;
+  s.seed = std::numeric_limits<uint64_t>::max();
+  s.rate = 1.0;
+  s.name = "b";
+  s.device = tapir::Device::cuda;
+  s.rates = {0.25, 2.0};
+  s.options = {{"p", "23"}};
+  s.inner.count = 7;
+  s.inner.grid = tapir::SplineGrid(5, -2.0, 3.0, false);
+  s.group_value = 0.125;
+  const Json j = tapir::fields_to_json(s);
+  CHECK(to_json(j) ==
+        "{\"flag\":true,\"threads\":4,\"seed\":-1,\"rate\":1.0,\"name\":\"b\",\"device\":\"cuda\","
+        "\"rates\":[0.25,2.0],\"options\":{\"p\":\"23\"},\"inner\":{\"count\":7,\"knots\":5,"
+        "\"lo\":-2.0,\"hi\":3.0,\"extrapolate\":\"constant\"},\"group\":{\"value\":0.125}}");
+  Sample back;
+  tapir::fields_from_json(parse_json(to_json(j)), back);
+  CHECK(tapir::fields_to_json(back) == j);
+  CHECK(back.seed == s.seed);
+  CHECK(back.inner.grid == s.inner.grid);
+}
+
+TEST_CASE("json fields: missing optional fields keep the values read into") {
+  Sample s;
+  s.device = tapir::Device::cuda;
+  s.inner.grid = tapir::SplineGrid(5, -2.0, 3.0, false);
+  tapir::fields_from_json(parse_json(R"({"flag":true,"threads":2,"seed":9,"rate":3,"name":"c",)"
+                                     R"("rates":[],"options":{},"inner":{"count":1,"hi":4.0},)"
+                                     R"("group":{"value":1.5}})"),
+                          s);
+  CHECK(s.device == tapir::Device::cuda);
+  CHECK(s.rate == 3.0);  // an integer literal reads as a double field
+  CHECK(s.rates.empty());
+  CHECK(s.inner.grid == tapir::SplineGrid(5, -2.0, 4.0, false));
+}
+
+TEST_CASE("json fields: errors name the field") {
+  const std::string ok =
+      R"("seed":0,"rate":1.0,"name":"a","rates":[0.5],"options":{},"group":{"value":1.0})";
+  CHECK(read_error(R"({"flag":true,"threads":1,)" + ok + "}") == "");
+  CHECK(read_error(R"({"threads":1,)" + ok + "}") == "JSON: missing key 'flag'");
+  CHECK(read_error(R"({"flag":true,"threads":1.0,)" + ok + "}") ==
+        "JSON: key 'threads': expected integer, got number");
+  CHECK(read_error(R"({"flag":true,"threads":1,"device":"tpu",)" + ok + "}") ==
+        "JSON: key 'device': unknown device 'tpu' (known: cpu, cuda)");
+  CHECK(read_error(R"({"flag":true,"threads":1,"inner":{"knots":4},)" + ok + "}") ==
+        "JSON: missing key 'inner.count'");
+  CHECK(read_error(R"({"flag":true,"threads":1,"inner":{"count":1,"extrapolate":"mirror"},)" + ok +
+                   "}") ==
+        "JSON: key 'inner.extrapolate': spline extrapolation must be linear or constant, got "
+        "'mirror'");
+  CHECK(read_error(R"({"flag":true,"threads":1,"inner":{"count":1,"lo":2},)" + ok + "}") ==
+        "JSON: key 'inner': spline grid: range must be finite with lo < hi, got [2, 1]");
+  CHECK(read_error(R"({"flag":true,"threads":1,"inner":[],)" + ok + "}") ==
+        "JSON: key 'inner': expected object, got array");
+  CHECK(read_error("[]") == "JSON: expected object, got array");
 }
