@@ -10,7 +10,7 @@
 #include "optim/layer_eval.h"
 #include "optim/trainer.h"
 #include "tools/robust_report.h"
-#include "tools/svg_plot.h"
+#include "tools/svg.h"
 
 using namespace tapir;
 

@@ -8,7 +8,7 @@
 #include "tools/commands.h"
 #include "tools/robust_report.h"
 #include "tools/run_folder.h"
-#include "tools/svg_plot.h"
+#include "tools/svg.h"
 
 namespace tapir {
 

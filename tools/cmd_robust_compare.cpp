@@ -17,7 +17,7 @@
 #include "tools/commands.h"
 #include "tools/robust_report.h"
 #include "tools/run_folder.h"
-#include "tools/svg_plot.h"
+#include "tools/svg.h"
 #include "tools/train_options.h"
 
 namespace tapir {
