@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "engine/threads.h"
+#include "lab/report_text.h"
 #include "tools/commands.h"
-#include "tools/report_text.h"
 #include "tools/run_folder.h"
 #include "tools/train_options.h"
 

@@ -4,10 +4,10 @@
 #include <cstdio>
 
 #include "engine/threads.h"
+#include "lab/robust_report.h"
+#include "lab/svg.h"
 #include "tools/commands.h"
-#include "tools/robust_report.h"
 #include "tools/run_folder.h"
-#include "tools/svg.h"
 
 namespace tapir {
 

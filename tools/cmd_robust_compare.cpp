@@ -14,10 +14,10 @@
 
 #include "engine/file_io.h"
 #include "engine/threads.h"
+#include "lab/robust_report.h"
+#include "lab/svg.h"
 #include "tools/commands.h"
-#include "tools/robust_report.h"
 #include "tools/run_folder.h"
-#include "tools/svg.h"
 #include "tools/train_options.h"
 
 namespace tapir {

@@ -1,5 +1,5 @@
-// The SVG writers of tools/svg.h: the panel figure, then the line plot.
-#include "tools/svg.h"
+// The SVG writers of lab/svg.h: the panel figure, then the line plot.
+#include "lab/svg.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,14 +1,18 @@
 // Probes of a finished comparison (`tapir compare --layer-profile --robust ...`):
 // every (variant, seed) run folder is opened again and measured with the same
-// functions as `tapir layers` and `tapir robust` (tools/robust_report.h), so
+// functions as `tapir layers` and `tapir robust` (lab/robust_report.h), so
 // that plain training and the constrained variants of docs/constraints.md are
-// compared side by side with their spread over seeds.
+// compared side by side with their spread over seeds. Sits in lab/; the
+// command passes in how a run folder is opened.
 #pragma once
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/json.h"
-#include "tools/compare.h"
+#include "lab/compare.h"
+#include "optim/trainer.h"
 
 namespace tapir {
 
@@ -27,7 +31,12 @@ struct ProbeReport {
   Json json;
 };
 
-// Measures every run of `results`; an empty report when nothing is asked.
-ProbeReport probe_compare(const std::vector<VariantResult>& results, const ProbeOptions& options);
+// A finished run folder, opened with its checkpoint for evaluation.
+using OpenRun = std::function<std::unique_ptr<Trainer>(const std::string& dir)>;
+
+// Measures every run of `results`, each opened with open_run; an empty
+// report when nothing is asked.
+ProbeReport probe_compare(const std::vector<VariantResult>& results, const ProbeOptions& options,
+                          const OpenRun& open_run);
 
 }  // namespace tapir

@@ -1,11 +1,11 @@
-#include "tools/compare_probe.h"
+// Probes of a finished comparison (lab/compare_probe.h).
+#include "lab/compare_probe.h"
 
 #include <cstdio>
 
 #include "engine/threads.h"
+#include "lab/robust_report.h"
 #include "optim/layer_eval.h"
-#include "tools/robust_report.h"
-#include "tools/run_folder.h"
 
 namespace tapir {
 
@@ -30,7 +30,8 @@ std::string table(const std::string& corner, const std::vector<std::string>& lab
 
 }  // namespace
 
-ProbeReport probe_compare(const std::vector<VariantResult>& results, const ProbeOptions& o) {
+ProbeReport probe_compare(const std::vector<VariantResult>& results, const ProbeOptions& o,
+                          const OpenRun& open_run) {
   ProbeReport report;
   report.json = Json::object();
   if (!o.layers && o.noise.empty()) return report;
