@@ -136,13 +136,9 @@ class Add final : public GeneratedTask {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_add(const TaskOptions& o) {
-  return std::make_unique<Add>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kAddTask, "add", "decimal addition a + b = c of up to `digits` digits",
-                    make_add);
+                    make_task_of<Add>);
 
 }  // namespace tapir

@@ -190,15 +190,11 @@ class Denoise final : public GeneratedTask {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_denoise(const TaskOptions& o) {
-  return std::make_unique<Denoise>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kDenoiseTask, "denoise",
                     "recover clean frames (sparse in a random dictionary) from noisy ones "
                     "(regression, MSE)",
-                    make_denoise);
+                    make_task_of<Denoise>);
 
 }  // namespace tapir

@@ -308,14 +308,10 @@ void Dyck::score(const Batch& batch, const float* logits, const float* losses,
   }
 }
 
-std::unique_ptr<Task> make_dyck(const TaskOptions& o) {
-  return std::make_unique<Dyck>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kDyckTask, "dyck",
                     "Dyck-(k, m) bracket strings: next-token prediction or accept/reject",
-                    make_dyck);
+                    make_task_of<Dyck>);
 
 }  // namespace tapir

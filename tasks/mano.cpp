@@ -112,14 +112,10 @@ class Mano final : public GeneratedTask {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_mano(const TaskOptions& o) {
-  return std::make_unique<Mano>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kManoTask, "mano",
                     "modular arithmetic in prefix notation with up to max-ops operations (Mano)",
-                    make_mano);
+                    make_task_of<Mano>);
 
 }  // namespace tapir

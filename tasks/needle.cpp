@@ -259,13 +259,10 @@ class Needle final : public GeneratedTask {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_needle(const TaskOptions& o) {
-  return std::make_unique<Needle>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kNeedleTask, "needle",
-                    "associative recall: multi-query (mqar) or needle in a haystack", make_needle);
+                    "associative recall: multi-query (mqar) or needle in a haystack",
+                    make_task_of<Needle>);
 
 }  // namespace tapir

@@ -124,14 +124,10 @@ class Sorted final : public GeneratedTask {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_sorted(const TaskOptions& o) {
-  return std::make_unique<Sorted>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kSortedTask, "sorted",
                     "is a sequence of symbols sorted? (classification, label at the last position)",
-                    make_sorted);
+                    make_task_of<Sorted>);
 
 }  // namespace tapir
