@@ -27,7 +27,7 @@ constexpr int32_t kPlus = 10, kEquals = 11, kEnd = 12, kPad = 13;
 
 enum Split { kTrain, kArch, kTest, kTestLong };
 
-class Add final : public Task {
+class Add final : public GeneratedTask {
  public:
   explicit Add(const TaskOptions& o)
       : digits_(static_cast<int>(o.get_int("digits", 5, 1, 20))),
@@ -51,37 +51,15 @@ class Add final : public Task {
   std::vector<std::string> eval_splits() const override { return {"test", "test_long"}; }
   std::string group_name() const override { return "digits"; }
 
-  void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override {
-    const Split s = parse(split);
-    out.reset(batch_size, length_of(s), kPad);
-    for (int64_t b = 0; b < batch_size; ++b) write_example(draw(s, rng), b, out);
-  }
-
-  int64_t eval_size(const std::string& split) const override {
-    parse(split);
-    return common_.eval_size;
-  }
-
-  void eval_batch(const std::string& split, int64_t begin, int64_t count,
-                  Batch& out) const override {
-    const Split s = parse(split);
-    check_eval_range(*this, split, begin, count, common_.eval_size);
-    out.reset(count, length_of(s), kPad);
-    for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(common_.data_seed, s, begin + b);
-      write_example(draw(s, rng), b, out);
-    }
+ protected:
+  int64_t eval_set_size() const override { return common_.eval_size; }
+  uint64_t data_seed() const override { return common_.data_seed; }
+  int64_t row_length(int split) const override { return length_of(Split(split)); }
+  void write_row(int split, int64_t /*index*/, Rng& rng, int64_t b, Batch& out) const override {
+    write_example(draw(Split(split), rng), b, out);
   }
 
  private:
-  static Split parse(const std::string& split) {
-    if (split == "train") return kTrain;
-    if (split == "arch") return kArch;
-    if (split == "test") return kTest;
-    if (split == "test_long") return kTestLong;
-    fail("add has no split '", split, "' (splits: train, arch, test, test_long)");
-  }
-
   int max_operand(Split s) const { return s == kTestLong ? digits_ + extra_digits_ : digits_; }
 
   // `a + b = c $` with |a| = |b| = n and |c| = n + 1, less the last token.
@@ -158,13 +136,9 @@ class Add final : public Task {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_add(const TaskOptions& o) {
-  return std::make_unique<Add>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kAddTask, "add", "decimal addition a + b = c of up to `digits` digits",
-                    make_add);
+                    make_task_of<Add>);
 
 }  // namespace tapir

@@ -157,12 +157,9 @@ class Copy final : public Task {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_copy(const TaskOptions& o) {
-  return std::make_unique<Copy>(o);
-}
-
 }  // namespace
 
-TAPIR_REGISTER_TASK(kCopyTask, "copy", "copy `$ s | s .` with length generalisation", make_copy);
+TAPIR_REGISTER_TASK(kCopyTask, "copy", "copy `$ s | s .` with length generalisation",
+                    make_task_of<Copy>);
 
 }  // namespace tapir

@@ -84,7 +84,7 @@ std::string sigma_split(double sigma) {
   return name;
 }
 
-class Denoise final : public Task {
+class Denoise final : public GeneratedTask {
  public:
   explicit Denoise(const TaskOptions& o)
       : signal_(o.get_int("frames", 16, 1, 4096), o.get_int("dim", 16, 1, 4096),
@@ -122,35 +122,6 @@ class Denoise final : public Task {
     return splits;
   }
 
-  void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override {
-    const double sigma = sigma_of(split);
-    out.reset_frames(batch_size, signal_.frames(), signal_.dim());
-    DenoiseSignal::Sequence seq;
-    for (int64_t b = 0; b < batch_size; ++b) {
-      signal_.draw(rng, seq);
-      write(seq, sigma, b, out);
-    }
-  }
-
-  int64_t eval_size(const std::string& split) const override {
-    sigma_of(split);
-    return eval_size_;
-  }
-
-  void eval_batch(const std::string& split, int64_t begin, int64_t count,
-                  Batch& out) const override {
-    const double sigma = sigma_of(split);
-    check_eval_range(*this, split, begin, count, eval_size_);
-    out.reset_frames(count, signal_.frames(), signal_.dim());
-    DenoiseSignal::Sequence seq;
-    for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(data_seed_, 2, begin + b);
-      signal_.draw(rng, seq);
-      write(seq, sigma, b, out);
-    }
-  }
-
-  // The per-frame errors are in losses; the outputs themselves are not needed.
   void score(const Batch& batch, const float* /*outputs*/, const float* losses,
              EvalTally& tally) const override {
     const int64_t n = batch.n;
@@ -179,15 +150,24 @@ class Denoise final : public Task {
     }
   }
 
+ protected:
+  int64_t eval_set_size() const override { return eval_size_; }
+  uint64_t data_seed() const override { return data_seed_; }
+  // Every test split holds the same sequences: the stream of "test".
+  int eval_stream(int /*split*/) const override { return kTestSplit; }
+  int64_t row_length(int /*split*/) const override { return signal_.frames(); }
+  void write_row(int split, int64_t /*index*/, Rng& rng, int64_t b, Batch& out) const override {
+    DenoiseSignal::Sequence seq;
+    signal_.draw(rng, seq);
+    write(seq, sigma_of(split), b, out);
+  }
+
+  // The per-frame errors are in losses; the outputs themselves are not needed.
+
  private:
-  double sigma_of(const std::string& split) const {
-    if (split == "train" || split == "arch" || split == "test") return sigma_;
-    for (double s : test_sigmas_)
-      if (split == sigma_split(s)) return s;
-    std::string known = "train, arch, test";
-    for (const std::string& s : eval_splits())
-      if (s != "test") known += ", " + s;
-    fail("denoise has no split '", split, "' (splits: ", known, ")");
+  // train, arch and test: the training sigma; test_s<g>: g.
+  double sigma_of(int split) const {
+    return split <= kTestSplit ? sigma_ : test_sigmas_[static_cast<size_t>(split - kTestSplit - 1)];
   }
 
   void write(const DenoiseSignal::Sequence& seq, double sigma, int64_t b, Batch& out) const {
@@ -210,15 +190,11 @@ class Denoise final : public Task {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_denoise(const TaskOptions& o) {
-  return std::make_unique<Denoise>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kDenoiseTask, "denoise",
                     "recover clean frames (sparse in a random dictionary) from noisy ones "
                     "(regression, MSE)",
-                    make_denoise);
+                    make_task_of<Denoise>);
 
 }  // namespace tapir

@@ -123,7 +123,7 @@ class LengthConditionedSampler {
 
 enum Split { kTrain, kArch, kTest, kTestLong };
 
-class Dyck final : public Task {
+class Dyck final : public GeneratedTask {
  public:
   explicit Dyck(const TaskOptions& o)
       : types_(static_cast<int>(o.get_int("types", 2, 1, 64))),
@@ -168,47 +168,26 @@ class Dyck final : public Task {
   std::vector<std::string> eval_splits() const override { return {"test", "test_long"}; }
   std::string group_name() const override { return "length"; }
 
-  void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override {
-    const Split s = parse(split);
-    out.reset(batch_size, length_of(s), pad_token());
-    for (int64_t b = 0; b < batch_size; ++b)
-      write_example(draw(s, accept_ && rng.randint(2) == 0, rng), b, out);
-  }
-
-  int64_t eval_size(const std::string& split) const override {
-    parse(split);
-    return common_.eval_size;
-  }
-
-  // In accept mode the even-numbered examples are positives and the odd ones
-  // negatives, so an evaluation set is balanced to within one example.
-  void eval_batch(const std::string& split, int64_t begin, int64_t count,
-                  Batch& out) const override {
-    const Split s = parse(split);
-    check_eval_range(*this, split, begin, count, common_.eval_size);
-    out.reset(count, length_of(s), pad_token());
-    for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(common_.data_seed, s, begin + b);
-      write_example(draw(s, accept_ && (begin + b) % 2 == 1, rng), b, out);
-    }
-  }
-
   void score(const Batch& batch, const float* logits, const float* losses,
              EvalTally& tally) const override;
+
+ protected:
+  int64_t eval_set_size() const override { return common_.eval_size; }
+  uint64_t data_seed() const override { return common_.data_seed; }
+  int64_t row_length(int split) const override { return length_of(Split(split)); }
+  // In accept mode a training draw is a negative with probability 1/2; in an
+  // evaluation set the even-numbered examples are positives and the odd ones
+  // negatives, so the set is balanced to within one example.
+  void write_row(int split, int64_t index, Rng& rng, int64_t b, Batch& out) const override {
+    const bool negative = accept_ && (index < 0 ? rng.randint(2) == 0 : index % 2 == 1);
+    write_example(draw(Split(split), negative, rng), b, out);
+  }
 
  private:
   static bool parse_mode(const std::string& mode) {
     if (mode == "lm") return false;
     if (mode == "accept") return true;
     fail("option mode: expected lm or accept, got '", mode, "'");
-  }
-
-  static Split parse(const std::string& split) {
-    if (split == "train") return kTrain;
-    if (split == "arch") return kArch;
-    if (split == "test") return kTest;
-    if (split == "test_long") return kTestLong;
-    fail("dyck has no split '", split, "' (splits: train, arch, test, test_long)");
   }
 
   // Ids after the 2k brackets: 0 <bos>, 1 $, 2 ?, 3 yes, 4 no, 5 pad.
@@ -329,14 +308,10 @@ void Dyck::score(const Batch& batch, const float* logits, const float* losses,
   }
 }
 
-std::unique_ptr<Task> make_dyck(const TaskOptions& o) {
-  return std::make_unique<Dyck>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kDyckTask, "dyck",
                     "Dyck-(k, m) bracket strings: next-token prediction or accept/reject",
-                    make_dyck);
+                    make_task_of<Dyck>);
 
 }  // namespace tapir

@@ -1,7 +1,10 @@
+// The shared pieces of the generated tasks (tasks/generated.h).
 #include "tasks/generated.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace tapir {
 
@@ -83,6 +86,47 @@ void check_splits_have_examples(const Task& task, const Holdout& holdout) {
   if (holdout.arch_frac() > 0) task.sample("arch", 1, rng, batch);
   for (const std::string& split : task.eval_splits())
     task.eval_batch(split, 0, std::min(kProbe, task.eval_size(split)), batch);
+}
+
+int GeneratedTask::split_number(const std::string& split) const {
+  if (split == "train") return kTrainSplit;
+  if (split == "arch") return kArchSplit;
+  const std::vector<std::string> evals = eval_splits();
+  for (size_t i = 0; i < evals.size(); ++i)
+    if (split == evals[i]) return kTestSplit + static_cast<int>(i);
+  std::string known = "train, arch";
+  for (const std::string& s : evals) known += ", " + s;
+  fail(name(), " has no split '", split, "' (splits: ", known, ")");
+}
+
+void GeneratedTask::reset_rows(int split, int64_t rows, Batch& out) const {
+  if (is_regression())
+    out.reset_frames(rows, row_length(split), frame_dim());
+  else
+    out.reset(rows, row_length(split), pad_token());
+}
+
+void GeneratedTask::sample(const std::string& split, int64_t batch_size, Rng& rng,
+                           Batch& out) const {
+  const int s = split_number(split);
+  reset_rows(s, batch_size, out);
+  for (int64_t b = 0; b < batch_size; ++b) write_row(s, -1, rng, b, out);
+}
+
+int64_t GeneratedTask::eval_size(const std::string& split) const {
+  split_number(split);  // rejects an unknown split
+  return eval_set_size();
+}
+
+void GeneratedTask::eval_batch(const std::string& split, int64_t begin, int64_t count,
+                               Batch& out) const {
+  const int s = split_number(split);
+  check_eval_range(*this, split, begin, count, eval_set_size());
+  reset_rows(s, count, out);
+  for (int64_t b = 0; b < count; ++b) {
+    Rng rng = eval_example_rng(data_seed(), eval_stream(s), begin + b);
+    write_row(s, begin + b, rng, b, out);
+  }
 }
 
 }  // namespace tapir

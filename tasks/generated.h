@@ -1,9 +1,10 @@
 // Helpers shared by the tasks whose examples are generated rather than read
-// or enumerated (add, mano, dyck, copy, needle): the options they all take,
-// the hash holdout that keeps the train, arch and test parts disjoint, the
-// random stream behind each fixed evaluation example, the next-token layout
-// of an example in a Batch, and the start-up check that every split can be
-// drawn. Sits in tasks/, next to task.h.
+// or enumerated (add, mano, dyck, sorted, copy, needle, denoise): the options
+// they take, the hash holdout that keeps the train, arch and test parts
+// disjoint, the random stream behind each fixed evaluation example, the
+// next-token layout of an example in a Batch, the start-up check that every
+// split can be drawn, and GeneratedTask, the base that holds the batch loops
+// of sample() and eval_batch(). Sits in tasks/, next to task.h.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -102,5 +103,44 @@ void check_eval_range(const Task& task, const std::string& split, int64_t begin,
 // 0) and builds the first examples of every evaluation split. Call it at the
 // end of a task's constructor.
 void check_splits_have_examples(const Task& task, const Holdout& holdout);
+
+// The base of the generated tasks: split names and numbers, eval_size(), and
+// the batch loops of sample() and eval_batch(), so that a task only says how
+// long its rows are and how one example is made.
+//
+// Splits are numbered train 0, arch 1, then eval_splits() from 2 on (test 2,
+// test_long 3, ...). An evaluation example comes from its own random stream,
+// eval_example_rng(data_seed(), eval_stream(split), index), so any slice of
+// an evaluation set can be built on its own.
+class GeneratedTask : public Task {
+ public:
+  void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override;
+  int64_t eval_size(const std::string& split) const override;
+  void eval_batch(const std::string& split, int64_t begin, int64_t count,
+                  Batch& out) const override;
+
+ protected:
+  static constexpr int kTrainSplit = 0, kArchSplit = 1, kTestSplit = 2;
+
+  // The number of a split; fails naming every split the task has.
+  int split_number(const std::string& split) const;
+
+  // Examples in each evaluation set, and the seed of their streams.
+  virtual int64_t eval_set_size() const = 0;
+  virtual uint64_t data_seed() const = 0;
+  // The stream number of a split's evaluation examples: its split number
+  // unless a task shares one set of examples between splits.
+  virtual int eval_stream(int split) const { return split; }
+  // Positions per row of a batch of `split`; each position holds
+  // frame_dim() values when the task is a regression task.
+  virtual int64_t row_length(int split) const = 0;
+  // Writes one example of `split` into row b of `out` (already reset): a
+  // training draw from `rng` when index is -1, else example `index` of the
+  // evaluation set, drawn from its own stream `rng`.
+  virtual void write_row(int split, int64_t index, Rng& rng, int64_t b, Batch& out) const = 0;
+
+ private:
+  void reset_rows(int split, int64_t rows, Batch& out) const;
+};
 
 }  // namespace tapir

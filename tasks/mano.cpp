@@ -37,7 +37,7 @@ bool is_prime(int64_t n) {
   return true;
 }
 
-class Mano final : public Task {
+class Mano final : public GeneratedTask {
  public:
   explicit Mano(const TaskOptions& o)
       : max_ops_(o.get_int("max-ops", 8, 1, 64)), mod_(o.get_int("mod", 23, 2, 1000)), common_(o) {
@@ -60,36 +60,15 @@ class Mano final : public Task {
   std::vector<std::string> eval_splits() const override { return {"test"}; }
   std::string group_name() const override { return "L"; }
 
-  void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override {
-    const Split s = parse(split);
-    out.reset(batch_size, max_length(), pad_token());
-    for (int64_t b = 0; b < batch_size; ++b) write_example(draw(s, rng), b, out);
-  }
-
-  int64_t eval_size(const std::string& split) const override {
-    parse(split);
-    return common_.eval_size;
-  }
-
-  void eval_batch(const std::string& split, int64_t begin, int64_t count,
-                  Batch& out) const override {
-    const Split s = parse(split);
-    check_eval_range(*this, split, begin, count, common_.eval_size);
-    out.reset(count, max_length(), pad_token());
-    for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(common_.data_seed, s, begin + b);
-      write_example(draw(s, rng), b, out);
-    }
+ protected:
+  int64_t eval_set_size() const override { return common_.eval_size; }
+  uint64_t data_seed() const override { return common_.data_seed; }
+  int64_t row_length(int /*split*/) const override { return max_length(); }
+  void write_row(int split, int64_t /*index*/, Rng& rng, int64_t b, Batch& out) const override {
+    write_example(draw(Split(split), rng), b, out);
   }
 
  private:
-  static Split parse(const std::string& split) {
-    if (split == "train") return kTrain;
-    if (split == "arch") return kArch;
-    if (split == "test") return kTest;
-    fail("mano has no split '", split, "' (splits: train, arch, test)");
-  }
-
   // Token ids after the mod values: 0 `+`, 1 `-`, 2 `*`, 3 `=`, 4 pad.
   int32_t token(int64_t i) const { return static_cast<int32_t>(mod_ + i); }
 
@@ -133,14 +112,10 @@ class Mano final : public Task {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_mano(const TaskOptions& o) {
-  return std::make_unique<Mano>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kManoTask, "mano",
                     "modular arithmetic in prefix notation with up to max-ops operations (Mano)",
-                    make_mano);
+                    make_task_of<Mano>);
 
 }  // namespace tapir

@@ -94,13 +94,9 @@ class ModAdd final : public Task {
   std::vector<int32_t> train_, arch_, test_;
 };
 
-std::unique_ptr<Task> make_modadd(const TaskOptions& o) {
-  return std::make_unique<ModAdd>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kModAddTask, "modadd", "modular addition a + b = (a + b) mod p (grokking)",
-                    make_modadd);
+                    make_task_of<ModAdd>);
 
 }  // namespace tapir

@@ -62,7 +62,7 @@ struct Recall {
 
 enum Split { kTrain, kArch, kTest, kTestLong };
 
-class Needle final : public Task {
+class Needle final : public GeneratedTask {
  public:
   explicit Needle(const TaskOptions& o) : common_(o) {
     const std::string mode = o.get_string("mode", "mqar");
@@ -111,33 +111,19 @@ class Needle final : public Task {
   std::vector<std::string> eval_splits() const override { return {"test", "test_long"}; }
   std::string group_name() const override { return mqar_ ? "pairs" : "depth"; }
 
-  void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override {
-    const auto [setting, part, s] = pick(split);
-    out.reset(batch_size, setting->context, pad_token());
+ protected:
+  int64_t eval_set_size() const override { return common_.eval_size; }
+  uint64_t data_seed() const override { return common_.data_seed; }
+  int64_t row_length(int split) const override { return setting_of(split).context; }
+  // A haystack evaluation example sits at depth 10 * (index mod 11) percent;
+  // a training draw, or an mqar example, draws its positions.
+  void write_row(int split, int64_t index, Rng& rng, int64_t b, Batch& out) const override {
+    const Setting& setting = setting_of(split);
+    int64_t depth = -1;
+    if (index >= 0 && !mqar_) depth = ((index % kDepthBuckets) * (setting.context - 4) + 5) / 10;
     Recall ex;
-    for (int64_t b = 0; b < batch_size; ++b) {
-      draw(*setting, part, -1, rng, ex);
-      write(ex, b, out);
-    }
-  }
-
-  int64_t eval_size(const std::string& split) const override {
-    pick(split);  // rejects an unknown split
-    return common_.eval_size;
-  }
-
-  void eval_batch(const std::string& split, int64_t begin, int64_t count,
-                  Batch& out) const override {
-    const auto [setting, part, s] = pick(split);
-    check_eval_range(*this, split, begin, count, common_.eval_size);
-    out.reset(count, setting->context, pad_token());
-    Recall ex;
-    for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(common_.data_seed, s, begin + b);
-      const int64_t depth = ((begin + b) % kDepthBuckets) * (setting->context - 4);
-      draw(*setting, part, mqar_ ? -1 : (depth + 5) / 10, rng, ex);
-      write(ex, b, out);
-    }
+    draw(setting, part_of(split), depth, rng, ex);
+    write(ex, b, out);
   }
 
  private:
@@ -170,17 +156,10 @@ class Needle final : public Task {
     }
   }
 
-  struct Picked {
-    const Setting* setting;
-    Part part;
-    Split split;
-  };
-  Picked pick(const std::string& split) const {
-    if (split == "train") return {&train_, Part::train, kTrain};
-    if (split == "arch") return {&train_, Part::arch, kArch};
-    if (split == "test") return {&train_, Part::test, kTest};
-    if (split == "test_long") return {&long_, Part::test, kTestLong};
-    fail("needle has no split '", split, "' (splits: train, arch, test, test_long)");
+  const Setting& setting_of(int split) const { return split == kTestLong ? long_ : train_; }
+  // test_long draws from the test part too.
+  static Part part_of(int split) {
+    return split == kTrain ? Part::train : split == kArch ? Part::arch : Part::test;
   }
 
   int32_t key(int64_t i) const { return static_cast<int32_t>(i); }
@@ -280,13 +259,10 @@ class Needle final : public Task {
   Vocab vocab_;
 };
 
-std::unique_ptr<Task> make_needle(const TaskOptions& o) {
-  return std::make_unique<Needle>(o);
-}
-
 }  // namespace
 
 TAPIR_REGISTER_TASK(kNeedleTask, "needle",
-                    "associative recall: multi-query (mqar) or needle in a haystack", make_needle);
+                    "associative recall: multi-query (mqar) or needle in a haystack",
+                    make_task_of<Needle>);
 
 }  // namespace tapir

@@ -27,17 +27,14 @@ namespace {
 
 enum Split { kTrain, kArch, kTest, kTestLong };
 
-class Sorted final : public Task {
+class Sorted final : public GeneratedTask {
  public:
   explicit Sorted(const TaskOptions& o)
       : symbols_(static_cast<int>(o.get_int("symbols", 10, 2, 1000))),
         min_len_(o.get_int("min-len", 2, 2, 4096)),
         max_len_(o.get_int("max-len", 16, 2, 4096)),
         test_max_len_(o.get_int("test-max-len", 24, 3, 4096)),
-        eval_size_(o.get_int("eval-size", 2000, 1, 10'000'000)),
-        data_seed_(static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX))),
-        holdout_(data_seed_, o.get_double("test-frac", 0.1, 0.01, 0.5),
-                 o.get_double("arch-frac", 0.2, 0.0, 0.9)) {
+        common_(o) {
     TAPIR_CHECK(min_len_ <= max_len_, "option min-len = ", min_len_,
                 " is above max-len = ", max_len_);
     TAPIR_CHECK(max_len_ < test_max_len_, "option test-max-len = ", test_max_len_,
@@ -51,9 +48,10 @@ class Sorted final : public Task {
     return "sorted symbols=" + std::to_string(symbols_) + " min-len=" + std::to_string(min_len_) +
            " max-len=" + std::to_string(max_len_) +
            " test-max-len=" + std::to_string(test_max_len_) +
-           " test-frac=" + std::to_string(holdout_.test_frac()) +
-           " arch-frac=" + std::to_string(holdout_.arch_frac()) +
-           " eval-size=" + std::to_string(eval_size_) + " data-seed=" + std::to_string(data_seed_);
+           " test-frac=" + std::to_string(common_.holdout.test_frac()) +
+           " arch-frac=" + std::to_string(common_.holdout.arch_frac()) +
+           " eval-size=" + std::to_string(common_.eval_size) +
+           " data-seed=" + std::to_string(common_.data_seed);
   }
   const Vocab& vocab() const override { return vocab_; }
   int32_t pad_token() const override { return special(4); }
@@ -61,39 +59,18 @@ class Sorted final : public Task {
   std::vector<std::string> eval_splits() const override { return {"test", "test_long"}; }
   std::string group_name() const override { return "length"; }
 
-  void sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const override {
-    const Split s = parse(split);
-    out.reset(batch_size, length_of(s), pad_token());
-    for (int64_t b = 0; b < batch_size; ++b)
-      write_example(draw(s, rng.randint(2) == 0, rng), b, out);
-  }
-
-  int64_t eval_size(const std::string& split) const override {
-    parse(split);
-    return eval_size_;
-  }
-
-  // Even-numbered examples are sorted, odd-numbered ones are not.
-  void eval_batch(const std::string& split, int64_t begin, int64_t count,
-                  Batch& out) const override {
-    const Split s = parse(split);
-    check_eval_range(*this, split, begin, count, eval_size_);
-    out.reset(count, length_of(s), pad_token());
-    for (int64_t b = 0; b < count; ++b) {
-      Rng rng = eval_example_rng(data_seed_, s, begin + b);
-      write_example(draw(s, (begin + b) % 2 == 1, rng), b, out);
-    }
+ protected:
+  int64_t eval_set_size() const override { return common_.eval_size; }
+  uint64_t data_seed() const override { return common_.data_seed; }
+  int64_t row_length(int split) const override { return length_of(Split(split)); }
+  // A training draw is unsorted with probability 1/2; in an evaluation set
+  // the even-numbered examples are sorted and the odd-numbered ones are not.
+  void write_row(int split, int64_t index, Rng& rng, int64_t b, Batch& out) const override {
+    const bool negative = index < 0 ? rng.randint(2) == 0 : index % 2 == 1;
+    write_example(draw(Split(split), negative, rng), b, out);
   }
 
  private:
-  static Split parse(const std::string& split) {
-    if (split == "train") return kTrain;
-    if (split == "arch") return kArch;
-    if (split == "test") return kTest;
-    if (split == "test_long") return kTestLong;
-    fail("sorted has no split '", split, "' (splits: train, arch, test, test_long)");
-  }
-
   // Ids after the symbols: 0 <bos>, 1 ?, 2 yes, 3 no, 4 pad.
   int32_t special(int i) const { return symbols_ + i; }
   // `<bos> x ? label` less the label.
@@ -110,7 +87,7 @@ class Sorted final : public Task {
       for (int32_t& v : x) v = static_cast<int32_t>(rng.randint(symbols_));
       std::sort(x.begin(), x.end());
       if (negative && !swap_unequal(x, rng)) continue;
-      if (s != kTestLong && holdout_.part_of(x) != want) continue;
+      if (s != kTestLong && common_.holdout.part_of(x) != want) continue;
       Example ex;
       ex.group = static_cast<int32_t>(n);
       ex.seq.push_back(special(0));
@@ -142,20 +119,15 @@ class Sorted final : public Task {
   }
 
   int symbols_;
-  int64_t min_len_, max_len_, test_max_len_, eval_size_;
-  uint64_t data_seed_;
-  Holdout holdout_;
+  int64_t min_len_, max_len_, test_max_len_;
+  GeneratedOptions common_;
   Vocab vocab_;
 };
-
-std::unique_ptr<Task> make_sorted(const TaskOptions& o) {
-  return std::make_unique<Sorted>(o);
-}
 
 }  // namespace
 
 TAPIR_REGISTER_TASK(kSortedTask, "sorted",
                     "is a sequence of symbols sorted? (classification, label at the last position)",
-                    make_sorted);
+                    make_task_of<Sorted>);
 
 }  // namespace tapir

@@ -165,6 +165,12 @@ std::vector<TaskSpec> task_registry();
 // Builds a task; fails on an unknown name or an option the task does not know.
 std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& options);
 
+// TaskSpec::make for a task class T: builds T from the options.
+template <typename T>
+std::unique_ptr<Task> make_task_of(const TaskOptions& options) {
+  return std::make_unique<T>(options);
+}
+
 struct TaskRegistrar {
   explicit TaskRegistrar(TaskSpec spec);
 };

@@ -100,10 +100,6 @@ std::vector<unsigned char> parse_vocab(const std::string& hex) {
   return bytes;
 }
 
-std::unique_ptr<Task> make_text(const TaskOptions& o) {
-  return std::make_unique<TextTask>(o);
-}
-
 }  // namespace
 
 std::string byte_name(unsigned char byte) {
@@ -244,6 +240,7 @@ void TextTask::score(const Batch& batch, const float* logits, const float* losse
   tally.all.add(chars);
 }
 
-TAPIR_REGISTER_TASK(kTextTask, "text", "character-level language modelling over files", make_text);
+TAPIR_REGISTER_TASK(kTextTask, "text", "character-level language modelling over files",
+                    make_task_of<TextTask>);
 
 }  // namespace tapir

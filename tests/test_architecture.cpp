@@ -11,10 +11,10 @@
 
 #include "engine/file_io.h"
 #include "engine/safetensors.h"
+#include "lab/svg.h"
 #include "nn/architecture.h"
 #include "optim/trainer.h"
 #include "tools/commands.h"
-#include "tools/svg.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;

@@ -1,10 +1,11 @@
-// Variants of `tapir compare` (tools/compare.h): specs become train options
+// Variants of `tapir compare` (tools/variant_options.h): specs become train options
 // applied over the base configuration, flags included, and a bad spec fails
 // with a message naming it.
 #include <doctest/doctest.h>
 
 #include "engine/error.h"
-#include "tools/compare.h"
+#include "lab/compare.h"
+#include "tools/variant_options.h"
 
 using namespace tapir;
 

@@ -1,12 +1,12 @@
-// Tests of the plain-text formatting in tools/report_text.h that does not
+// Tests of the plain-text formatting in lab/report_text.h that does not
 // need a training run: decoded examples as `tapir tasks show` prints them.
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
+#include "lab/report_text.h"
 #include "tasks/task.h"
-#include "tools/report_text.h"
 
 namespace {
 

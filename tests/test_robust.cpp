@@ -7,10 +7,10 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "lab/robust_report.h"
+#include "lab/svg.h"
 #include "optim/layer_eval.h"
 #include "optim/trainer.h"
-#include "tools/robust_report.h"
-#include "tools/svg_plot.h"
 
 using namespace tapir;
 

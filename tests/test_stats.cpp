@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "tools/stats.h"
+#include "lab/stats.h"
 
 using namespace tapir;
 

@@ -1,4 +1,4 @@
-// tapir transfer (tools/transfer.h): a run killed part way continues where it
+// tapir transfer (lab/transfer.h): a run killed part way continues where it
 // stopped and ends with the same matrix as a run that was never interrupted,
 // without retraining the cells that had finished.
 #include <doctest/doctest.h>
@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "engine/file_io.h"
-#include "tools/transfer.h"
+#include "lab/transfer.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;

@@ -20,9 +20,9 @@
 #include "engine/cuda/runtime.h"
 #include "engine/profile.h"
 #include "engine/threads.h"
+#include "lab/bench_search.h"
 #include "nn/transformer.h"
 #include "optim/optimizer.h"
-#include "tools/bench_search.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 

@@ -5,12 +5,13 @@
 
 #include "engine/file_io.h"
 #include "engine/json.h"
+#include "lab/compare.h"
+#include "lab/compare_probe.h"
 #include "optim/layer_eval.h"
 #include "tasks/task.h"
 #include "tools/commands.h"
-#include "tools/compare.h"
-#include "tools/compare_probe.h"
 #include "tools/train_options.h"
+#include "tools/variant_options.h"
 
 namespace tapir {
 
@@ -76,7 +77,7 @@ Command add_compare_command(CLI::App& app) {
             std::filesystem::create_directories(o->out);
             o->probe.gammas = parse_double_list(o->gamma, "--gamma");
             for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);  // fail early
-            const std::vector<VariantResult> results = run_compare(c);
+            const std::vector<VariantResult> results = run_compare(c, apply_variant);
             o->probe.threads = c.base.threads;
             const ProbeReport probe = probe_compare(results, o->probe);
             const std::string table = compare_table_markdown(results, c.threshold) + probe.markdown;

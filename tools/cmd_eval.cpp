@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lab/report_text.h"
 #include "tools/checkpoint_options.h"
 #include "tools/commands.h"
-#include "tools/report_text.h"
 
 namespace tapir {
 

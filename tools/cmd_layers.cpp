@@ -3,11 +3,11 @@
 // monotonically and by what factors; a table and an SVG line plot.
 #include <cstdio>
 
+#include "lab/robust_report.h"
+#include "lab/svg.h"
 #include "optim/run_folder.h"
 #include "tools/checkpoint_options.h"
 #include "tools/commands.h"
-#include "tools/robust_report.h"
-#include "tools/svg_plot.h"
 
 namespace tapir {
 

@@ -1,12 +1,12 @@
-// `tapir plot`: figures as self-contained SVG files (tools/svg.h).
+// `tapir plot`: figures as self-contained SVG files (lab/svg.h).
 //   plot arch FILE -o out.svg   each learned function of an architecture file
 //                               on its knot range, with its reference: GeLU
 //                               for MLP slots, the identity for attention.
 #include <cstdio>
 
 #include "engine/file_io.h"
+#include "lab/arch_plot.h"
 #include "nn/architecture.h"
-#include "tools/arch_plot.h"
 #include "tools/commands.h"
 
 namespace tapir {

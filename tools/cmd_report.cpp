@@ -1,10 +1,10 @@
-// `tapir report DIR`: writes DIR/report.html (tools/report.h).
+// `tapir report DIR`: writes DIR/report.html (lab/report.h).
 #include <cstdio>
 #include <filesystem>
 
 #include "engine/file_io.h"
+#include "lab/report.h"
 #include "tools/commands.h"
-#include "tools/report.h"
 
 namespace tapir {
 

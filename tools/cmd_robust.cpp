@@ -4,11 +4,11 @@
 // over noise seeds; a table per noise kind and one SVG plot.
 #include <cstdio>
 
+#include "lab/robust_report.h"
+#include "lab/svg.h"
 #include "optim/run_folder.h"
 #include "tools/checkpoint_options.h"
 #include "tools/commands.h"
-#include "tools/robust_report.h"
-#include "tools/svg_plot.h"
 
 namespace tapir {
 

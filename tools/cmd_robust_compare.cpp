@@ -14,11 +14,11 @@
 
 #include "engine/file_io.h"
 #include "engine/threads.h"
+#include "lab/robust_report.h"
+#include "lab/svg.h"
 #include "optim/model_run.h"
 #include "optim/trainer.h"
 #include "tools/commands.h"
-#include "tools/robust_report.h"
-#include "tools/svg_plot.h"
 #include "tools/train_options.h"
 
 namespace tapir {

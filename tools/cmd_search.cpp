@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lab/report_text.h"
 #include "optim/search.h"
 #include "tools/commands.h"
-#include "tools/report_text.h"
 #include "tools/train_options.h"
 
 namespace tapir {

@@ -1,9 +1,9 @@
-// `tapir selfcheck`: the engine's end-to-end self-check (tools/selfcheck.h).
+// `tapir selfcheck`: the engine's end-to-end self-check (lab/selfcheck.h).
 #include <cstdio>
 
 #include "engine/threads.h"
+#include "lab/selfcheck.h"
 #include "tools/commands.h"
-#include "tools/selfcheck.h"
 
 namespace tapir {
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "lab/report_text.h"
 #include "tools/commands.h"
-#include "tools/report_text.h"
 #include "tools/train_options.h"
 
 namespace tapir {

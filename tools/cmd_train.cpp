@@ -2,8 +2,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "lab/report_text.h"
 #include "tools/commands.h"
-#include "tools/report_text.h"
 #include "tools/train_options.h"
 
 namespace tapir {

@@ -11,11 +11,11 @@
 #include <sstream>
 
 #include "engine/file_io.h"
+#include "lab/compare.h"
+#include "lab/transfer.h"
 #include "optim/search.h"
 #include "tools/commands.h"
-#include "tools/compare.h"
 #include "tools/train_options.h"
-#include "tools/transfer.h"
 
 namespace tapir {
 

@@ -1,4 +1,5 @@
-#include "tools/stats.h"
+// Statistics over seeds (lab/stats.h).
+#include "lab/stats.h"
 
 #include <algorithm>
 #include <cmath>

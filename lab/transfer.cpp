@@ -1,4 +1,5 @@
-#include "tools/transfer.h"
+// The transfer matrix (lab/transfer.h).
+#include "lab/transfer.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,8 +7,8 @@
 #include <sstream>
 
 #include "engine/json.h"
+#include "lab/svg.h"
 #include "optim/search.h"
-#include "tools/svg.h"
 
 namespace tapir {
 

@@ -1,4 +1,5 @@
-#include "tools/bench_search.h"
+// The Stage I step benchmark of `tapir bench --search` (lab/bench_search.h).
+#include "lab/bench_search.h"
 
 #include <algorithm>
 #include <chrono>

@@ -2,6 +2,7 @@
 // robust-compare` (docs/constraints.md), shared so the three commands report
 // the same numbers: the per-layer loss profile of a checkpoint and its metric
 // under growing input noise, with their text tables.
+// Sits in lab/, on optim/ (the trainer and optim/layer_eval.h).
 #pragma once
 #include <string>
 #include <vector>

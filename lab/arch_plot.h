@@ -1,11 +1,12 @@
 // Figures of learned functions (architecture files): one panel per function
 // on its knot range, with its reference (GeLU for MLP slots, the identity
 // for attention). Used by `tapir plot arch` and `tapir report`.
+// Sits in lab/, on nn/ and lab/svg.h.
 #pragma once
 #include <string>
 
+#include "lab/svg.h"
 #include "nn/architecture.h"
-#include "tools/svg.h"
 
 namespace tapir {
 

@@ -1,14 +1,14 @@
 // Probes of a finished comparison (`tapir compare --layer-profile --robust ...`):
 // every (variant, seed) run folder is opened again and measured with the same
-// functions as `tapir layers` and `tapir robust` (tools/robust_report.h), so
+// functions as `tapir layers` and `tapir robust` (lab/robust_report.h), so
 // that plain training and the constrained variants of docs/constraints.md are
-// compared side by side with their spread over seeds.
+// compared side by side with their spread over seeds. Sits in lab/.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "engine/json.h"
-#include "tools/compare.h"
+#include "lab/compare.h"
 
 namespace tapir {
 
@@ -27,7 +27,8 @@ struct ProbeReport {
   Json json;
 };
 
-// Measures every run of `results`; an empty report when nothing is asked.
+// Measures every run of `results`, each opened from its folder (open_run,
+// optim/model_run.h); an empty report when nothing is asked.
 ProbeReport probe_compare(const std::vector<VariantResult>& results, const ProbeOptions& options);
 
 }  // namespace tapir

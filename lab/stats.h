@@ -1,6 +1,7 @@
 // Statistics over seeds for `tapir compare`: steps to a threshold, quantiles
 // that treat "never reached" as +infinity (so failures stay visible in the
 // median instead of being dropped), and curve aggregation for plots.
+// Sits in lab/ and includes only the standard library.
 #pragma once
 #include <cstdint>
 #include <limits>

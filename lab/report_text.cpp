@@ -1,4 +1,5 @@
-#include "tools/report_text.h"
+// Plain-text reporting (lab/report_text.h).
+#include "lab/report_text.h"
 
 #include <unistd.h>
 

@@ -1,11 +1,13 @@
 // The transfer matrix (`tapir transfer`): searches per task, then cells of
 // (architecture task, training task) and per-task baselines, all reusable.
+// Sits in lab/, on optim/ and lab/compare.h; the command is
+// tools/cmd_transfer.cpp.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "lab/compare.h"
 #include "optim/train_config.h"
-#include "tools/compare.h"
 
 namespace tapir {
 

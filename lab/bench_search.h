@@ -1,5 +1,6 @@
 // `tapir bench --search M`: what a Stage I step of M models costs against M
 // single-model steps (docs/experiments.md).
+// Sits in lab/, on optim/; the command is tools/cmd_bench.cpp.
 #pragma once
 
 namespace tapir {

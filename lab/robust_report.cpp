@@ -1,4 +1,5 @@
-#include "tools/robust_report.h"
+// Per-layer profiles and robustness curves (lab/robust_report.h).
+#include "lab/robust_report.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,11 +1,12 @@
-#include "tools/compare_probe.h"
+// Probes of a finished comparison (lab/compare_probe.h).
+#include "lab/compare_probe.h"
 
 #include <cstdio>
 
 #include "engine/threads.h"
+#include "lab/robust_report.h"
 #include "optim/layer_eval.h"
 #include "optim/model_run.h"
-#include "tools/robust_report.h"
 
 namespace tapir {
 

@@ -1,13 +1,15 @@
 // Multi-seed comparison of training variants (`tapir compare`, and the
 // building block of `tapir transfer` and the main job). Each (variant, seed)
 // is its own run folder, so an interrupted comparison continues where it
-// stopped: finished runs are reused, unfinished ones resumed.
+// stopped: finished runs are reused, unfinished ones resumed. Sits in lab/:
+// the commands in tools/ turn flags into variants (tools/variant_options.h).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "lab/stats.h"
 #include "optim/train_config.h"
-#include "tools/stats.h"
 
 namespace tapir {
 
@@ -15,13 +17,9 @@ struct Variant {
   std::string name;               // as given: "baseline", "arch:FILE", "pos=alibi,arch:FILE"
   std::vector<std::string> args;  // as train flags: {"--pos=alibi", "--arch=FILE"}
 };
-// Parses a variant spec: comma-separated key=value pairs (any `tapir train`
-// option, without the dashes; a flag may stand alone or take =true/false),
-// "arch:FILE" as a shorthand for arch=FILE, or "baseline" for no change.
-Variant parse_variant(const std::string& spec);
-// The base config with the variant's options applied on top, as if they had
-// been given to `tapir train` after the base's own options.
-TrainConfig apply_variant(const TrainConfig& base, const Variant& variant);
+// The base config with a variant's options applied on top
+// (tools/variant_options.h: apply_variant).
+using ApplyVariant = std::function<TrainConfig(const TrainConfig& base, const Variant& variant)>;
 
 struct SeedRun {
   uint64_t seed = 0;
@@ -50,8 +48,10 @@ struct CompareOptions {
 // config.seed + 1, ..., in dir/seed-N, and summarises them.
 VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
                           double threshold, const std::string& dir, bool quiet);
-// Trains (or reuses) every run, then summarises.
-std::vector<VariantResult> run_compare(const CompareOptions& options);
+// Trains (or reuses) every run, then summarises. Every variant is applied
+// to options.base before the first run trains, so a bad one fails at once.
+std::vector<VariantResult> run_compare(const CompareOptions& options,
+                                       const ApplyVariant& apply_variant);
 // Reads one finished run folder's curves (for reports).
 SeedRun read_run(const std::string& dir, double threshold);
 

@@ -1,4 +1,5 @@
-#include "tools/selfcheck.h"
+// The engine self-check (lab/selfcheck.h).
+#include "lab/selfcheck.h"
 
 #include <cmath>
 #include <vector>

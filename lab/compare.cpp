@@ -1,4 +1,5 @@
-#include "tools/compare.h"
+// Training, reusing and summarising the runs of a comparison (lab/compare.h).
+#include "lab/compare.h"
 
 #include <cmath>
 #include <cstdio>
@@ -7,52 +8,12 @@
 
 #include "engine/file_io.h"
 #include "engine/json.h"
+#include "lab/report_text.h"
 #include "optim/trainer.h"
-#include "tasks/task.h"
-#include "tools/report_text.h"
-#include "tools/train_options.h"
 
 namespace tapir {
 
 namespace fs = std::filesystem;
-
-Variant parse_variant(const std::string& spec) {
-  Variant v{spec, {}};
-  if (spec == "baseline") return v;
-  std::stringstream in(spec);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.rfind("arch:", 0) == 0) item = "arch=" + item.substr(5);
-    TAPIR_CHECK(!item.empty() && item[0] != '=' && item[0] != '-', "variant '", spec,
-                "': expected baseline, arch:FILE, key=value or flag items, got '", item, "'");
-    // One argument "--key=value" (or "--flag"): CLI11 reads it for options and
-    // for flags alike (detach-previous=true, or just detach-previous).
-    v.args.push_back("--" + item);
-  }
-  return v;
-}
-
-TrainConfig apply_variant(const TrainConfig& base, const Variant& variant) {
-  CLI::App app{"variant"};
-  TrainOptions o;
-  o.config = base;
-  o.schedule_kind = schedule_kind_name(base.schedule.kind);
-  add_train_options(app, o);
-  std::vector<std::string> args(variant.args.rbegin(),
-                                variant.args.rend());  // CLI11 wants reversed
-  try {
-    app.parse(args);
-    TrainConfig c = finish_train_options(app, o);
-    // Unknown items end up as task options: building the task checks them
-    // now rather than after the variants before it have trained.
-    make_task(c.task, c.task_options);
-    return c;
-  } catch (const CLI::ParseError& e) {
-    fail("variant '", variant.name, "': ", e.what());
-  } catch (const Error& e) {
-    fail("variant '", variant.name, "': ", e.what());
-  }
-}
 
 SeedRun read_run(const std::string& dir, double threshold) {
   SeedRun r;
@@ -138,7 +99,8 @@ VariantResult run_variant(const TrainConfig& config, const Variant& variant, int
   return vr;
 }
 
-std::vector<VariantResult> run_compare(const CompareOptions& options) {
+std::vector<VariantResult> run_compare(const CompareOptions& options,
+                                       const ApplyVariant& apply_variant) {
   TAPIR_CHECK(!options.variants.empty(), "compare needs at least one variant");
   std::vector<TrainConfig> configs;  // all parsed first: a bad variant fails before training
   for (const Variant& variant : options.variants)

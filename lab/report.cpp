@@ -1,4 +1,5 @@
-#include "tools/report.h"
+// The offline HTML report of `tapir report` (lab/report.h).
+#include "lab/report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +9,10 @@
 
 #include "engine/file_io.h"
 #include "engine/json.h"
+#include "lab/arch_plot.h"
+#include "lab/compare.h"
+#include "lab/svg.h"
 #include "nn/architecture.h"
-#include "tools/arch_plot.h"
-#include "tools/compare.h"
-#include "tools/svg.h"
 
 namespace tapir {
 

@@ -1,4 +1,5 @@
-#include "tools/arch_plot.h"
+// Figures of learned functions (lab/arch_plot.h).
+#include "lab/arch_plot.h"
 
 #include <cmath>
 
@@ -11,8 +12,8 @@ std::string function_title(const Architecture& arch, const Architecture::Functio
   if (f.slot == "mlp") {
     title += ", MLP activation";
   } else {
-    title +=
-        arch.attn == AttentionKind::score_spline ? ", score kernel g(s)" : ", feature map g (phi = softplus(g))";
+    title += arch.attn == AttentionKind::score_spline ? ", score kernel g(s)"
+                                                      : ", feature map g (phi = softplus(g))";
   }
   return title;
 }
@@ -23,7 +24,8 @@ SvgPanel function_panel(const Architecture& arch, const Architecture::Function& 
   SvgPanel panel;
   panel.title = function_title(arch, f);
   const bool mlp = f.slot == "mlp";
-  panel.x_label = mlp ? "x" : (arch.attn == AttentionKind::score_spline ? "score s" : "query or key element");
+  panel.x_label =
+      mlp ? "x" : (arch.attn == AttentionKind::score_spline ? "score s" : "query or key element");
   panel.y_label = mlp ? "activation" : "g";
   // A linear spline is exactly the polyline through its knots.
   for (int64_t r = 0; r < f.rows; ++r) {

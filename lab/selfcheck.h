@@ -1,6 +1,7 @@
 // The engine self-check: a 2-layer MLP built from tapir ops and trained with
 // plain SGD through the tape on a 1-D regression problem. It proves that the
 // tensors, kernels, tape and backward fit together end to end.
+// Sits in lab/, on autograd/; the command is tools/cmd_selfcheck.cpp.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1,5 +1,6 @@
 // Plain-text reporting: the progress line on a terminal and the evaluation
 // lines of the commands that train, and decoded examples (`tasks show`).
+// Sits in lab/, on optim/; used by lab/compare.cpp and the commands in tools/.
 #pragma once
 #include <string>
 #include <vector>
