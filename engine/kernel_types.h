@@ -21,6 +21,9 @@ class SplineGrid {
  public:
   static constexpr int64_t kMaxKnots = 100000;
   SplineGrid(int64_t knots, double lo, double hi, bool linear);  // engine/kernel_types.cpp
+  // The constructor's two checks, for a caller that reports them apart.
+  static void check_knots(int64_t knots);
+  static void check_range(double lo, double hi);
 
   int64_t knots() const { return knots_; }
   double lo() const { return lo_; }
@@ -29,7 +32,11 @@ class SplineGrid {
   double knot(int64_t k) const { return lo_ + double(k) * (hi_ - lo_) / double(knots_ - 1); }
   // Knot intervals per unit of x: (K - 1) / (hi - lo).
   double inv_spacing() const { return double(knots_ - 1) / (hi_ - lo_); }
-  bool operator==(const SplineGrid&) const = default;
+  // Spelled out: the CUDA backend compiles this header as C++17.
+  bool operator==(const SplineGrid& o) const {
+    return knots_ == o.knots_ && lo_ == o.lo_ && hi_ == o.hi_ && linear_ == o.linear_;
+  }
+  bool operator!=(const SplineGrid& o) const { return !(*this == o); }
 
  private:
   int64_t knots_;
