@@ -10,8 +10,16 @@ namespace tapir {
 
 SplineGrid::SplineGrid(int64_t knots, double lo, double hi, bool linear)
     : knots_(knots), lo_(lo), hi_(hi), linear_(linear) {
+  check_knots(knots);
+  check_range(lo, hi);
+}
+
+void SplineGrid::check_knots(int64_t knots) {
   TAPIR_CHECK(knots >= 2 && knots <= kMaxKnots, "spline grid: knots must be in [2, ", kMaxKnots,
               "] (at least 2 knots), got ", knots);
+}
+
+void SplineGrid::check_range(double lo, double hi) {
   TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi,
               "spline grid: range must be finite with lo < hi, got [", lo, ", ", hi, "]");
 }

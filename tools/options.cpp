@@ -62,19 +62,20 @@ SplineGridOptions::SplineGridOptions(std::string flag_prefix, const SplineGrid& 
 
 SplineGrid SplineGridOptions::grid() const {
   const std::string flag = "--" + prefix;
+  // Each check reported under its own flag.
+  const auto checked = [](const std::string& name, auto&& check) {
+    try {
+      return check();
+    } catch (const Error& e) {
+      fail(name, ": ", e.what());
+    }
+  };
   double lo = 0, hi = 0;
   parse_range(flag + "-range", range, lo, hi);
-  bool linear = true;
-  try {
-    linear = parse_extrapolation(extrapolate);
-  } catch (const Error& e) {
-    fail(flag, "-extrapolate: ", e.what());
-  }
-  try {
-    return SplineGrid(knots, lo, hi, linear);
-  } catch (const Error& e) {
-    fail(flag, "-knots, ", flag, "-range: ", e.what());
-  }
+  checked(flag + "-knots", [&] { SplineGrid::check_knots(knots); });
+  checked(flag + "-range", [&] { SplineGrid::check_range(lo, hi); });
+  const bool linear = checked(flag + "-extrapolate", [&] { return parse_extrapolation(extrapolate); });
+  return SplineGrid(knots, lo, hi, linear);
 }
 
 }  // namespace tapir
