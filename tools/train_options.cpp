@@ -83,10 +83,7 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
       ->group(opt)
       ->capture_default_str();
   cmd.add_flag("--nesterov", c.optimizer.nesterov, "SGD with Nesterov momentum")->group(opt);
-  cmd.add_option("--schedule", o.schedule_kind,
-                 "LR schedule after warmup: constant | cosine | linear")
-      ->group(opt)
-      ->capture_default_str();
+  add_name_option(cmd, "--schedule", c.schedule.kind, "LR schedule after warmup")->group(opt);
   cmd.add_option("--warmup", c.schedule.warmup, "Linear warmup steps")
       ->group(opt)
       ->capture_default_str();
@@ -159,7 +156,6 @@ TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
   c.model.attn_spline.grid = o.attn_grid.grid();
   // Unrecognised "--name value" or "--name=value" pairs are task options.
   set_task_options(o.task_opts, extra_arguments(cmd), c.task_options);
-  c.schedule.kind = parse_schedule_kind(o.schedule_kind);
   finish_constraint_options(o, c);
   c.validate();
   return c;

@@ -1,5 +1,5 @@
 // Command-line options shared by the commands that build a training run
-// (train now; compare, search and transfer later): model, optimizer,
+// (train, compare, search, transfer, robust-compare): model, optimizer,
 // schedule, loop and task options, bound to a TrainConfig.
 #pragma once
 #include <CLI/CLI.hpp>
@@ -13,7 +13,6 @@ namespace tapir {
 
 struct TrainOptions {
   TrainConfig config;
-  std::string schedule_kind = "constant";
   std::vector<std::string> task_opts;        // "name=value" from --opt
   // The splines' grids, made from their options in finish_train_options;
   // add_train_options starts them from `config`.
@@ -25,8 +24,8 @@ struct TrainOptions {
 // Registers the options on `cmd`. Task options are given as --opt name=value
 // or, after --task, as plain --name value (collected from CLI11's extras).
 void add_train_options(CLI::App& cmd, TrainOptions& o);
-// Fills o.config from what was parsed (task options, schedule kind) and
-// validates it.
+// Fills o.config from what was parsed (spline grids, task and constraint
+// options) and validates it.
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o);
 
 // Sets task options from `--opt name=value` values and from the arguments a

@@ -29,7 +29,6 @@ TrainConfig apply_variant(const TrainConfig& base, const Variant& variant) {
   CLI::App app{"variant"};
   TrainOptions o;
   o.config = base;
-  o.schedule_kind = schedule_kind_name(base.schedule.kind);
   add_train_options(app, o);
   std::vector<std::string> args(variant.args.rbegin(),
                                 variant.args.rend());  // CLI11 wants reversed
