@@ -15,13 +15,11 @@
 #include "cuda_parity.h"
 #include "engine/kernels.h"
 #include "engine/cuda/runtime.h"
-#if defined(TAPIR_HAS_CUDA)
-#include "engine/kernels.h"
-#endif
 
 using namespace cuda_parity;
 namespace cpu = tapir::cpu;
 namespace gpu = tapir::cuda;
+using tapir::SplineGrid;
 
 #if defined(TAPIR_HAS_CUDA)
 

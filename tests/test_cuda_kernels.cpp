@@ -21,13 +21,12 @@
 #include "engine/kernels.h"
 #include "engine/cuda/runtime.h"
 #include "engine/error.h"
-#if defined(TAPIR_HAS_CUDA)
-#include "engine/kernels.h"
-#endif
 
 using namespace cuda_parity;
 namespace cpu = tapir::cpu;
 namespace gpu = tapir::cuda;
+using tapir::BinaryOp;
+using tapir::UnaryOp;
 
 TEST_CASE("cuda runtime answers cleanly without a GPU") {
   if (gpu::cuda_available()) {
@@ -435,7 +434,7 @@ TEST_CASE("cuda kernels with cross-row sums give the same bits run to run") {
   {
     auto [a, c] = twice([&] {
       DeviceArray<T> gb{std::vector<T>(C, T(0.5))};
-      gpu::binary_backward<T>(gpu::BinaryOp::mul, dx.get(), rows * C, dw.get(), C, dd_y.get(),
+      gpu::binary_backward<T>(BinaryOp::mul, dx.get(), rows * C, dw.get(), C, dd_y.get(),
                               nullptr, gb.get());
       return gb.host();
     });
