@@ -13,8 +13,8 @@ void binary_backward(const Node& n) {
   Tensor a = n.input(0), b = n.input(1), out = n.output();
   const auto op = static_cast<BinaryOp>(n.i[0]);
   dispatch_float("binary backward", out.dtype(), [&]<typename T>() {
-    TAPIR_KERNEL(out.device(), binary_backward<T>, op, a.data<T>(), a.numel(), b.data<T>(), b.numel(),
-                          out.grad<T>(), grad_for<T>(a), grad_for<T>(b));
+    TAPIR_KERNEL(out.device(), binary_backward<T>, op, a.data<T>(), a.numel(), b.data<T>(),
+                 b.numel(), out.grad<T>(), grad_for<T>(a), grad_for<T>(b));
   });
 }
 
@@ -33,7 +33,8 @@ Tensor binary(const OpInfo& info, BinaryOp op, Tensor a, Tensor b) {
               " and ", b.shape().str(), " do not broadcast (one must be a suffix of the other)");
   Tensor out = empty(a_full ? a.shape() : b.shape(), a.dtype(), dev);
   dispatch_float(info.name, a.dtype(), [&]<typename T>() {
-    TAPIR_KERNEL(dev, binary_forward<T>, op, a.data<T>(), a.numel(), b.data<T>(), b.numel(), out.data<T>());
+    TAPIR_KERNEL(dev, binary_forward<T>, op, a.data<T>(), a.numel(), b.data<T>(), b.numel(),
+                 out.data<T>());
   });
   if (needs_grad({a, b})) record(info, out, {a, b}).i[0] = static_cast<int64_t>(op);
   return out;
@@ -56,8 +57,8 @@ void unary_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
   const auto op = static_cast<UnaryOp>(n.i[0]);
   dispatch_float("unary backward", out.dtype(), [&]<typename T>() {
-    TAPIR_KERNEL(out.device(), unary_backward<T>, op, x.data<T>(), out.data<T>(), out.grad<T>(), x.numel(),
-                         grad_for<T>(x));
+    TAPIR_KERNEL(out.device(), unary_backward<T>, op, x.data<T>(), out.data<T>(), out.grad<T>(),
+                 x.numel(), grad_for<T>(x));
   });
 }
 

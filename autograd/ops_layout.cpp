@@ -14,7 +14,7 @@ void reshape_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
   dispatch_float("reshape backward", x.dtype(), [&]<typename T>() {
     TAPIR_KERNEL(x.device(), binary_backward<T>, BinaryOp::add, x.data<T>(), x.numel(), x.data<T>(),
-                          x.numel(), out.grad<T>(), grad_for<T>(x), nullptr);
+                 x.numel(), out.grad<T>(), grad_for<T>(x), nullptr);
   });
 }
 TAPIR_REGISTER_OP(kReshape, "reshape", reshape_backward);

@@ -22,9 +22,13 @@ struct Names<Device> {
                                                              {Device::cuda, "cuda"}};
 };
 
-inline const char* device_name(Device d) { return name_of(d); }  // "cpu" or "cuda"
+inline const char* device_name(Device d) {
+  return name_of(d);
+}  // "cpu" or "cuda"
 // "cpu" or "cuda"; anything else fails naming the accepted values.
-inline Device parse_device(const std::string& name) { return parse_name<Device>(name); }
+inline Device parse_device(const std::string& name) {
+  return parse_name<Device>(name);
+}
 
 // Fails with one line naming the device and why it cannot be used (for
 // cuda: not built with CUDA, or no usable GPU: cuda::device_description()).

@@ -37,6 +37,6 @@ namespace tapir::cuda {
 
 // In a backend's source file, after a float kernel's definition: its f32 and
 // f64 instantiations, with the signature taken from the declaration list.
-#define TAPIR_INSTANTIATE_FLOAT_KERNEL(name)     \
-  template decltype(name<float>) name<float>;   \
+#define TAPIR_INSTANTIATE_FLOAT_KERNEL(name)  \
+  template decltype(name<float>) name<float>; \
   template decltype(name<double>) name<double>

@@ -94,7 +94,8 @@ Architecture load_architecture(const std::string& path) {
                              e.at("layer").as_int(),
                              e.at("rows").as_int(),
                              {}};
-    TAPIR_CHECK((f.slot == "mlp" && a.mlp_learned) || (f.slot == "attn" && a.attn != AttentionKind::softmax),
+    TAPIR_CHECK((f.slot == "mlp" && a.mlp_learned) ||
+                    (f.slot == "attn" && a.attn != AttentionKind::softmax),
                 path, ": function '", f.name, "' is in slot '", f.slot,
                 "', which the architecture does not learn");
     const SafeTensorView& v = file.at(f.name);
@@ -112,9 +113,9 @@ Architecture load_architecture(const std::string& path) {
 
 void apply_architecture(const Architecture& arch, ModelConfig& config) {
   auto check_scope = [&](const SplineConfig& s, const char* slot) {
-    TAPIR_CHECK(s.scope == SplineScope::shared || arch.layers == config.layers, "the architecture's ", slot,
-                " functions are per layer for ", arch.layers, " layers, but the model has ",
-                config.layers);
+    TAPIR_CHECK(s.scope == SplineScope::shared || arch.layers == config.layers,
+                "the architecture's ", slot, " functions are per layer for ", arch.layers,
+                " layers, but the model has ", config.layers);
   };
   if (arch.mlp_learned) {
     check_scope(arch.mlp_spline, "MLP");

@@ -226,8 +226,8 @@ Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden,
   TAPIR_CHECK(T >= 1, "model input must hold at least one position, got ", tokens.describe());
   // ALiBi and no positions have no table, so no longest sequence.
   TAPIR_CHECK(!config_.has_position_table() || T <= config_.context, "sequence length ", T,
-              " does not fit the model's context of ", config_.context, " (positions ", name_of(config_.pos),
-              ")");
+              " does not fit the model's context of ", config_.context, " (positions ",
+              name_of(config_.pos), ")");
   Tensor x = in_proj_ ? in_proj_->forward(tokens) : tok_emb_.forward(tokens);
   if (pos_emb_) x = add(x, slice(pos_emb_->weight().tensor(), 0, 0, T));
   if (pos_table_.defined()) x = add(x, slice(pos_table_.view(), 0, 0, T));

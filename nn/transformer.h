@@ -70,7 +70,9 @@ struct ModelConfig {
 
   static SplineConfig default_attn_spline();
   // Whether the model has a position table and so a maximum length.
-  bool has_position_table() const { return pos == Positions::learned || pos == Positions::sinusoidal; }
+  bool has_position_table() const {
+    return pos == Positions::learned || pos == Positions::sinusoidal;
+  }
   // What the model reads and writes: "tokens" (ids through tok_emb, logits
   // over the vocabulary) or "frames" (frame_dim real values per position
   // through the linear in_proj, frame_dim outputs from the head).
@@ -115,8 +117,7 @@ struct BlockShared {
 
 class CausalSelfAttention : public Module {
  public:
-  CausalSelfAttention(int64_t width, int64_t heads, AttentionKind kind,
-                      const BlockShared& shared);
+  CausalSelfAttention(int64_t width, int64_t heads, AttentionKind kind, const BlockShared& shared);
   Tensor forward(Tensor x);  // (B, T, C) -> (B, T, C)
   Linear& qkv() { return qkv_; }
   Linear& proj() { return proj_; }

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cuda_parity.h"
-#include "engine/kernels.h"
 #include "engine/cuda/runtime.h"
+#include "engine/kernels.h"
 
 using namespace cuda_parity;
 namespace cpu = tapir::cpu;

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "cuda_parity.h"
-#include "engine/kernels.h"
 #include "engine/cuda/runtime.h"
 #include "engine/error.h"
+#include "engine/kernels.h"
 
 using namespace cuda_parity;
 namespace cpu = tapir::cpu;
@@ -434,8 +434,8 @@ TEST_CASE("cuda kernels with cross-row sums give the same bits run to run") {
   {
     auto [a, c] = twice([&] {
       DeviceArray<T> gb{std::vector<T>(C, T(0.5))};
-      gpu::binary_backward<T>(BinaryOp::mul, dx.get(), rows * C, dw.get(), C, dd_y.get(),
-                              nullptr, gb.get());
+      gpu::binary_backward<T>(BinaryOp::mul, dx.get(), rows * C, dw.get(), C, dd_y.get(), nullptr,
+                              gb.get());
       return gb.host();
     });
     check_same_bits("binary_backward (broadcast operand)", a, c);

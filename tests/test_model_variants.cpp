@@ -163,12 +163,12 @@ TEST_CASE("model config: invalid combinations are refused with a clear message")
   // refused where it is read.
   Json named = c.to_json();
   named.set("pos", "rope");
-  CHECK_THROWS_WITH_AS(ModelConfig::from_json(named), doctest::Contains("unknown position scheme 'rope'"),
-                       Error);
+  CHECK_THROWS_WITH_AS(ModelConfig::from_json(named),
+                       doctest::Contains("unknown position scheme 'rope'"), Error);
   named = c.to_json();
   named.set("attn", "linear");
-  CHECK_THROWS_WITH_AS(ModelConfig::from_json(named), doctest::Contains("unknown attention 'linear'"),
-                       Error);
+  CHECK_THROWS_WITH_AS(ModelConfig::from_json(named),
+                       doctest::Contains("unknown attention 'linear'"), Error);
   c = small_config();
   c.mlp_act = MlpAct::spline;
   c.mlp_spline.init = "sine";

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/kernels.h"
 #include "engine/error.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 #include "optim/optimizer.h"
 

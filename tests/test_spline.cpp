@@ -154,7 +154,8 @@ TEST_CASE("Spline module: inits, parameter and config checks") {
   bad.init = "const:abc";
   CHECK_THROWS_WITH_AS(bad.validate("MLP spline"), doctest::Contains("const:C"), Error);
   // The grid is checked where it is made: a config cannot hold a bad one.
-  CHECK_THROWS_WITH_AS(parse_extrapolation("mirror"), doctest::Contains("linear or constant"), Error);
+  CHECK_THROWS_WITH_AS(parse_extrapolation("mirror"), doctest::Contains("linear or constant"),
+                       Error);
   CHECK_THROWS_WITH_AS(SplineGrid(121, 3, -3, true), doctest::Contains("lo < hi"), Error);
   CHECK_THROWS_WITH_AS(SplineGrid(1, -20, 20, true), doctest::Contains("knots"), Error);
   // JSON round trip, and defaults for missing fields.

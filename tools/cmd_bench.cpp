@@ -107,8 +107,8 @@ void time_step(BenchRun& run, Tensor tokens, Tensor targets, bool record) {
 // step of each, then the next), so a change in the machine's load affects
 // them alike and their ratios stay meaningful on a shared machine.
 std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<MlpAct>& acts,
-                                      const std::vector<AttentionKind>& attns, int warmup, int steps,
-                                      Device device) {
+                                      const std::vector<AttentionKind>& attns, int warmup,
+                                      int steps, Device device) {
   std::vector<std::unique_ptr<BenchRun>> runs;
   for (MlpAct act : acts)
     for (AttentionKind attn : attns) runs.push_back(make_run(bc, act, attn, device));

@@ -74,7 +74,8 @@ SplineGrid SplineGridOptions::grid() const {
   parse_range(flag + "-range", range, lo, hi);
   checked(flag + "-knots", [&] { SplineGrid::check_knots(knots); });
   checked(flag + "-range", [&] { SplineGrid::check_range(lo, hi); });
-  const bool linear = checked(flag + "-extrapolate", [&] { return parse_extrapolation(extrapolate); });
+  const bool linear =
+      checked(flag + "-extrapolate", [&] { return parse_extrapolation(extrapolate); });
   return SplineGrid(knots, lo, hi, linear);
 }
 

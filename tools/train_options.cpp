@@ -45,7 +45,8 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--spline-init", ms.init, "MLP spline: gelu | identity | const:C")
       ->group(sp)
       ->capture_default_str();
-  add_name_option(cmd, "--spline-scope", ms.scope, "MLP spline: one per block (layer) or one for all")
+  add_name_option(cmd, "--spline-scope", ms.scope,
+                  "MLP spline: one per block (layer) or one for all")
       ->group(sp);
   SplineConfig& as = c.model.attn_spline;
   cmd.add_option("--attn-spline-knots", o.attn_grid.knots, "Attention spline: number of knots")
@@ -54,7 +55,8 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--attn-spline-range", o.attn_grid.range, "Attention spline: range LO,HI")
       ->group(sp)
       ->capture_default_str();
-  cmd.add_option("--attn-spline-extrapolate", o.attn_grid.extrapolate, "Attention spline: linear | constant")
+  cmd.add_option("--attn-spline-extrapolate", o.attn_grid.extrapolate,
+                 "Attention spline: linear | constant")
       ->group(sp)
       ->capture_default_str();
   add_name_option(cmd, "--attn-spline-scope", as.scope, "Attention spline: layer or shared")

@@ -13,12 +13,12 @@ namespace tapir {
 
 struct TrainOptions {
   TrainConfig config;
-  std::vector<std::string> task_opts;        // "name=value" from --opt
+  std::vector<std::string> task_opts;  // "name=value" from --opt
   // The splines' grids, made from their options in finish_train_options;
   // add_train_options starts them from `config`.
   SplineGridOptions mlp_grid{"spline", SplineConfig{}.grid};
   SplineGridOptions attn_grid{"attn-spline", SplineConfig{}.grid};
-  std::string alpha = "0.05";                // --alpha: one rate or one per layer
+  std::string alpha = "0.05";  // --alpha: one rate or one per layer
 };
 
 // Registers the options on `cmd`. Task options are given as --opt name=value

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "engine/cpu/eigen.h"
-#include "engine/kernels.h"
 #include "engine/cpu/spline_eval.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {

@@ -14,8 +14,8 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/kernels.h"
 #include "engine/cpu/spline_eval.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {

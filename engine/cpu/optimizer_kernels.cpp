@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/kernels.h"
 #include "engine/error.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {

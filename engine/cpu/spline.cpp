@@ -10,8 +10,8 @@
 // order in double.
 #include <vector>
 
-#include "engine/kernels.h"
 #include "engine/cpu/spline_eval.h"
+#include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {

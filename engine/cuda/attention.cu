@@ -12,8 +12,8 @@
 #include <cmath>
 
 #include "engine/cuda/common.cuh"
-#include "engine/kernels.h"
 #include "engine/cuda/spline_eval.cuh"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 

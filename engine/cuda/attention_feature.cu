@@ -10,8 +10,8 @@
 // over the state's rows in order by one thread. The knot sums are formed per
 // pair (one block per pair, fixed order) and added in pair order.
 #include "engine/cuda/common.cuh"
-#include "engine/kernels.h"
 #include "engine/cuda/spline_eval.cuh"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 

@@ -3,8 +3,8 @@
 // gradient as deterministic knot sums per chunk of kKnotTile elements (one
 // block per chunk), the chunks' sums added in chunk order in double.
 #include "engine/cuda/common.cuh"
-#include "engine/kernels.h"
 #include "engine/cuda/spline_eval.cuh"
+#include "engine/kernels.h"
 
 namespace tapir::cuda {
 
