@@ -8,6 +8,7 @@
 
 #include "engine/file_io.h"
 #include "engine/json.h"
+#include "lab/progress.h"
 #include "lab/report_text.h"
 #include "optim/trainer.h"
 
@@ -49,11 +50,15 @@ std::string slug(const std::string& name) {
   return s.size() > 80 ? s.substr(s.size() - 80) : s;
 }
 
-// Trains one run to completion, reusing a finished folder or resuming an
-// interrupted one. A file "finished" marks completion.
-void train_or_reuse(const TrainConfig& config, const std::string& dir, bool quiet) {
+}  // namespace
+
+void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,
+                    const std::string& label) {
   const fs::path marker = fs::path(dir) / "finished";
-  if (fs::exists(marker)) return;
+  if (fs::exists(marker)) {
+    progress.skip_run(label, "finished earlier: " + dir);
+    return;
+  }
   std::unique_ptr<Trainer> trainer;
   if (fs::exists(fs::path(dir) / "resume.safetensors")) {
     trainer = Trainer::resume(dir);
@@ -61,17 +66,23 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, bool quie
     trainer = make_trainer(config, dir);  // constrained variants get their trainer
     trainer->start_fresh(/*force=*/true);
   }
-  TrainEvents events = console_events(*trainer, true);
+  progress.start_run(label, trainer->step(), trainer->config().steps);
+  std::vector<EvalResult> last;
+  TrainEvents events = progress.train_events();
+  events.on_eval = [&last, inner = events.on_eval](int64_t step,
+                                                   const std::vector<EvalResult>& results) {
+    last = results;
+    if (inner) inner(step, results);
+  };
   trainer->run(events);
   write_file_atomic(marker.string(), std::to_string(trainer->step()) + "\n");
-  if (!quiet)
-    std::printf("  %s: %lld steps\n", dir.c_str(), static_cast<long long>(trainer->step()));
+  std::string summary = std::to_string(trainer->step()) + " steps";
+  if (!last.empty()) summary += ", " + format_eval({last.front()});
+  progress.finish_run(summary);
 }
 
-}  // namespace
-
 VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
-                          double threshold, const std::string& dir, bool quiet) {
+                          double threshold, const std::string& dir, Progress& progress) {
   TAPIR_CHECK(seeds >= 1, "seeds must be at least 1, got ", seeds);
   VariantResult vr;
   vr.variant = variant;
@@ -80,10 +91,8 @@ VariantResult run_variant(const TrainConfig& config, const Variant& variant, int
     TrainConfig seeded = config;
     seeded.seed = config.seed + static_cast<uint64_t>(s);
     const std::string run_dir = (fs::path(dir) / ("seed-" + std::to_string(seeded.seed))).string();
-    if (!quiet)
-      std::printf("%s, seed %llu\n", variant.name.c_str(),
-                  static_cast<unsigned long long>(seeded.seed));
-    train_or_reuse(seeded, run_dir, quiet);
+    train_or_reuse(seeded, run_dir, progress,
+                   variant.name + " seed " + std::to_string(seeded.seed));
     SeedRun run = read_run(run_dir, threshold);
     run.seed = seeded.seed;
     steps.push_back(run.steps_to);
@@ -105,11 +114,14 @@ std::vector<VariantResult> run_compare(const CompareOptions& options,
   std::vector<TrainConfig> configs;  // all parsed first: a bad variant fails before training
   for (const Variant& variant : options.variants)
     configs.push_back(apply_variant(options.base, variant));
+  Progress silent(Progress::Style::quiet);
+  Progress& progress = options.progress ? *options.progress : silent;
+  progress.plan(static_cast<int>(configs.size()) * options.seeds);
   std::vector<VariantResult> results;
   for (size_t k = 0; k < configs.size(); ++k)
     results.push_back(run_variant(
         configs[k], options.variants[k], options.seeds, options.threshold,
-        (fs::path(options.out_dir) / slug(options.variants[k].name)).string(), options.quiet));
+        (fs::path(options.out_dir) / slug(options.variants[k].name)).string(), progress));
   return results;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/progress.h"
 #include "lab/stats.h"
 #include "optim/train_config.h"
 
@@ -41,13 +42,18 @@ struct CompareOptions {
   int seeds = 5;
   double threshold = 0.99;
   std::string out_dir;
-  bool quiet = false;
+  Progress* progress = nullptr;  // nullptr: train silently
 };
 
+// Trains one run to its configured steps in `dir` as the next run of
+// `progress`: a folder marked complete (a file "finished") is reused, an
+// interrupted one resumed, anything else started fresh.
+void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,
+                    const std::string& label);
 // Trains (or reuses) the runs of one configuration over seeds config.seed,
 // config.seed + 1, ..., in dir/seed-N, and summarises them.
 VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
-                          double threshold, const std::string& dir, bool quiet);
+                          double threshold, const std::string& dir, Progress& progress);
 // Trains (or reuses) every run, then summarises. Every variant is applied
 // to options.base before the first run trains, so a bad one fails at once.
 std::vector<VariantResult> run_compare(const CompareOptions& options,

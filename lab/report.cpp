@@ -13,6 +13,7 @@
 #include "lab/compare.h"
 #include "lab/svg.h"
 #include "nn/architecture.h"
+#include "optim/search.h"
 
 namespace tapir {
 
@@ -30,6 +31,7 @@ std::string page(const std::string& title, const std::string& body) {
          "padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}"
          "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f4f4f4}"
          "td:first-child{text-align:left}pre{background:#f7f7f7;padding:1em;overflow:auto}"
+         ".warning{color:#a00;border-left:4px solid #a00;padding-left:.5em}"
          "</style></head><body>\n<h1>" +
          html_escape(title) + "</h1>\n" + body + "</body></html>\n";
 }
@@ -196,6 +198,12 @@ std::string search_section(const std::string& dir) {
     acc["models' mean test accuracy"].push_back(
         {j.at("step").as_double(), j.at("mean_test_accuracy").as_double()});
     loss["D_arch loss"].push_back({j.at("step").as_double(), j.at("arch_loss").as_double()});
+  }
+  const fs::path result = fs::path(dir) / "search_result.json";
+  if (fs::exists(result)) {
+    const SearchOutcome outcome = SearchOutcome::from_json(parse_json(read_file(result.string())));
+    body += std::string(outcome.near_chance() ? "<p class=\"warning\"><b>" : "<p><b>") +
+            html_escape(outcome.verdict()) + "</b></p>\n";
   }
   body += svg_figure(
       "", {curve_panel("models", "accuracy", acc), curve_panel("shared functions", "loss", loss)});

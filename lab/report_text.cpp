@@ -1,11 +1,7 @@
 // Plain-text reporting (lab/report_text.h).
 #include "lab/report_text.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
-#include <memory>
 
 namespace tapir {
 
@@ -44,42 +40,6 @@ std::string format_duration(double seconds) {
   else
     std::snprintf(buf, sizeof buf, "%lds", s);
   return buf;
-}
-
-TrainEvents console_events(const Trainer& trainer, bool quiet) {
-  TrainEvents events;
-  if (quiet) return events;
-  const bool tty = ::isatty(STDOUT_FILENO);
-  const int64_t total = trainer.config().steps;
-  struct State {
-    double last_print = 0;
-    bool line_open = false;
-  };
-  auto state = std::make_shared<State>();
-  auto now = [] {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-  };
-  if (tty) {
-    events.on_step = [=](const StepStats& s, double steps_per_s) {
-      const double t = now();
-      if (t - state->last_print < 0.2 && s.step != total) return;
-      state->last_print = t;
-      const double eta = steps_per_s > 0 ? double(total - s.step) / steps_per_s : 0;
-      std::printf("\r\033[Kstep %lld/%lld  loss %.4f  lr %.2e  %.1f steps/s  ETA %s",
-                  static_cast<long long>(s.step), static_cast<long long>(total), s.loss, s.lr,
-                  steps_per_s, format_duration(eta).c_str());
-      std::fflush(stdout);
-      state->line_open = true;
-    };
-  }
-  events.on_eval = [=](int64_t step, const std::vector<EvalResult>& results) {
-    if (state->line_open) std::printf("\r\033[K");
-    state->line_open = false;
-    std::printf("step %lld: %s\n", static_cast<long long>(step), format_eval(results).c_str());
-    std::fflush(stdout);
-  };
-  return events;
 }
 
 namespace {

@@ -1,5 +1,6 @@
-// Plain-text reporting: the progress line on a terminal and the evaluation
-// lines of the commands that train, and decoded examples (`tasks show`).
+// Plain-text reporting: evaluation results as text (the progress of the
+// commands that train, lab/progress.h, prints them), durations, and decoded
+// examples (`tasks show`).
 // Sits in lab/, on optim/; used by lab/compare.cpp and the commands in tools/.
 #pragma once
 #include <string>
@@ -14,9 +15,6 @@ std::string format_eval(const std::vector<EvalResult>& results);
 // A per-group table ("length  examples  accuracy") for a split, or "" if the
 // task has no groups.
 std::string format_groups(const EvalResult& result, const std::string& group_name);
-// Events that print a live progress line (when stdout is a terminal and not
-// quiet) and one line per evaluation (unless quiet).
-TrainEvents console_events(const Trainer& trainer, bool quiet);
 std::string format_duration(double seconds);
 
 // Row b of a batch as one line, its group key first ("[length 3] "). When

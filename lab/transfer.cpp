@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/json.h"
+#include "lab/progress.h"
 #include "lab/svg.h"
 #include "optim/search.h"
 
@@ -41,11 +42,14 @@ std::string search_folder(const TransferOptions& o, const std::string& task) {
 }
 
 // Runs the Stage I search of a task unless its architecture file exists.
-std::string ensure_search(const TransferOptions& o, const std::string& task) {
+std::string ensure_search(const TransferOptions& o, const std::string& task, Progress& progress) {
   const std::string dir = search_folder(o, task);
   const std::string arch = (fs::path(dir) / "arch.safetensors").string();
-  if (fs::exists(arch)) return arch;
-  if (!o.quiet) std::printf("Stage I search on %s\n", task.c_str());
+  const std::string label = cat("search on ", task);
+  if (fs::exists(arch)) {
+    progress.skip_run(label, "finished earlier: " + dir);
+    return arch;
+  }
   fs::remove_all(dir);  // an interrupted search starts over
   SearchConfig s;
   s.base = for_task(o.base, task);
@@ -53,7 +57,7 @@ std::string ensure_search(const TransferOptions& o, const std::string& task) {
   s.steps = o.search_steps;
   s.stagger = o.stagger;
   Search search(s, dir);
-  search.run();
+  run_search(search, progress, label);
   return arch;
 }
 
@@ -85,8 +89,12 @@ TransferResult run_transfer(const TransferOptions& o) {
   TransferResult r;
   r.tasks = o.tasks;
   r.metric = o.metric;
+  Progress silent(Progress::Style::quiet);
+  Progress& progress = o.progress ? *o.progress : silent;
+  const int n = static_cast<int>(o.tasks.size());
+  progress.plan(n + n * o.seeds + n * n * o.seeds);  // searches, baselines, cells
   std::vector<std::string> archs;
-  for (const std::string& task : o.tasks) archs.push_back(ensure_search(o, task));
+  for (const std::string& task : o.tasks) archs.push_back(ensure_search(o, task, progress));
   for (const std::string& task : o.tasks) {
     // The baseline: GeLU and softmax, everything else the same.
     TrainConfig c = for_task(o.base, task);
@@ -94,7 +102,7 @@ TransferResult run_transfer(const TransferOptions& o) {
     c.model.attn = AttentionKind::softmax;
     r.baselines.push_back(
         run_variant(c, Variant{cat("baseline/", task), {}}, o.seeds, o.threshold,
-                    (fs::path(o.out_dir) / "cells" / cat("baseline-", task)).string(), o.quiet));
+                    (fs::path(o.out_dir) / "cells" / cat("baseline-", task)).string(), progress));
   }
   for (size_t row = 0; row < o.tasks.size(); ++row) {
     r.cells.emplace_back();
@@ -107,7 +115,7 @@ TransferResult run_transfer(const TransferOptions& o) {
           (fs::path(o.out_dir) / "cells" / ("arch-" + o.tasks[row] + "-on-" + o.tasks[col]))
               .string();
       r.cells.back().push_back(
-          run_variant(c, Variant{name, {}}, o.seeds, o.threshold, dir, o.quiet));
+          run_variant(c, Variant{name, {}}, o.seeds, o.threshold, dir, progress));
       r.relative.back().push_back(
           relative_value(o.metric, r.cells.back().back(), r.baselines[col]));
     }

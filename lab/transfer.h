@@ -21,7 +21,7 @@ struct TransferOptions {
   double threshold = 0.99;
   std::string metric = "accuracy";  // accuracy | steps
   std::string out_dir;
-  bool quiet = false;
+  Progress* progress = nullptr;  // nullptr: train silently
 };
 
 struct TransferResult {

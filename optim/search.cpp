@@ -242,10 +242,54 @@ Architecture Search::architecture() {
   return architecture_of(t.model());
 }
 
+bool SearchOutcome::near_chance() const {
+  return final_accuracy < untrained_accuracy + 0.1 * (1.0 - untrained_accuracy);
+}
+
+std::string SearchOutcome::verdict() const {
+  char buf[320];
+  if (near_chance())
+    std::snprintf(buf, sizeof buf,
+                  "warning: the models ended near chance: mean test accuracy %.4f after %lld "
+                  "steps, %.4f untrained (largest |knot| %.3g); the learned functions are "
+                  "unlikely to help (try more --steps, a lower --arch-lr or --amplitude)",
+                  final_accuracy, static_cast<long long>(steps), untrained_accuracy, knot_abs_max);
+  else
+    std::snprintf(buf, sizeof buf,
+                  "the models reached mean test accuracy %.4f after %lld steps (%.4f untrained; "
+                  "largest |knot| %.3g)",
+                  final_accuracy, static_cast<long long>(steps), untrained_accuracy, knot_abs_max);
+  return buf;
+}
+
+Json SearchOutcome::to_json() const {
+  Json j = Json::object();
+  j.set("steps", steps);
+  j.set("untrained_mean_test_accuracy", untrained_accuracy);
+  j.set("final_mean_test_accuracy", final_accuracy);
+  j.set("knot_abs_max", knot_abs_max);
+  j.set("near_chance", near_chance());
+  return j;
+}
+
+SearchOutcome SearchOutcome::from_json(const Json& j) {
+  SearchOutcome o;
+  o.steps = j.at("steps").as_int();
+  o.untrained_accuracy = j.at("untrained_mean_test_accuracy").as_double();
+  o.final_accuracy = j.at("final_mean_test_accuracy").as_double();
+  o.knot_abs_max = j.at("knot_abs_max").as_double();
+  return o;
+}
+
 void Search::run(const Events& events) {
   // Every model's kernels and BLAS calls run on the configured thread count
   // (a fresh process would otherwise give OpenBLAS its own default).
   set_num_threads(config_.base.threads);
+  // What an untrained model scores: model 0 before its first step.
+  if (step_ == 0) {
+    copy_shared_into(members_.front());
+    outcome_.untrained_accuracy = members_.front().trainer->evaluate().front().tally.all.accuracy();
+  }
   while (step_ < config_.steps) {
     step();
     int active_models = 0;
@@ -263,6 +307,7 @@ void Search::run(const Events& events) {
         ++counted;
       }
       const double mean_accuracy = counted ? total / counted : 0;
+      outcome_.final_accuracy = mean_accuracy;
       if (!out_dir_.empty()) {
         Json line = Json::object();
         line.set("step", step_);
@@ -280,8 +325,18 @@ void Search::run(const Events& events) {
       save_architecture((fs::path(out_dir_) / "snapshots" / name).string(), architecture());
     }
   }
-  if (!out_dir_.empty())
+  outcome_.steps = step_;
+  outcome_.knot_abs_max = 0;
+  for (const auto& p : shared_) {
+    const float* v = p->tensor().host_data<float>();
+    for (int64_t i = 0; i < p->tensor().numel(); ++i)
+      outcome_.knot_abs_max = std::max(outcome_.knot_abs_max, std::fabs(double(v[i])));
+  }
+  if (!out_dir_.empty()) {
     save_architecture((fs::path(out_dir_) / "arch.safetensors").string(), architecture());
+    write_file_atomic((fs::path(out_dir_) / "search_result.json").string(),
+                      to_json(outcome_.to_json(), 2) + "\n");
+  }
 }
 
 }  // namespace tapir

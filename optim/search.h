@@ -48,6 +48,26 @@ struct SearchConfig {
   Json to_json() const;
 };
 
+// How a search ended, for its verdict: the models' mean test accuracy
+// untrained (what chance looks like for this task and model) and at the
+// last evaluation, and the largest |knot value| of the shared functions.
+// A search whose models end near chance learned functions that no model
+// could use; its architecture file is written all the same, and the command
+// and the report say so.
+struct SearchOutcome {
+  int64_t steps = 0;
+  double untrained_accuracy = 0;
+  double final_accuracy = 0;
+  double knot_abs_max = 0;
+  // final_accuracy below a tenth of the way from untrained to perfect.
+  bool near_chance() const;
+  // One line: "the models reached mean test accuracy 0.98 (untrained 0.02)"
+  // or "warning: the models ended near chance: ...".
+  std::string verdict() const;
+  Json to_json() const;
+  static SearchOutcome from_json(const Json& j);  // what to_json wrote
+};
+
 class Search {
  public:
   // out_dir may be empty (tests): nothing is written.
@@ -57,7 +77,11 @@ class Search {
     std::function<void(int64_t step, int active, double arch_loss)> on_step;
     std::function<void(int64_t step, double mean_test_accuracy)> on_eval;
   };
+  // Trains to config.steps; at the end writes arch.safetensors and
+  // search_result.json (the outcome) into the folder.
   void run(const Events& events = {});
+  // Valid after run().
+  const SearchOutcome& outcome() const { return outcome_; }
   void step();  // one step of every active model and of the shared functions
 
   // The two halves of a model's step, public so tests can check the routing.
@@ -68,6 +92,7 @@ class Search {
 
   Architecture architecture();  // the shared functions as they are now
   int64_t steps_done() const { return step_; }
+  int64_t steps_total() const { return config_.steps; }
   Trainer& trainer(int model) { return *members_[static_cast<size_t>(model)].trainer; }
   std::vector<Parameter*> shared_parameters();
   bool active(int model) const;
@@ -93,6 +118,7 @@ class Search {
   std::unique_ptr<Optimizer> arch_optimizer_;
   int64_t step_ = 0;
   double last_arch_loss_ = 0;
+  SearchOutcome outcome_;
 };
 
 }  // namespace tapir

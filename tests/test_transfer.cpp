@@ -36,7 +36,6 @@ TransferOptions tiny_transfer(const std::string& out) {
   o.seeds = 2;
   o.threshold = 0.5;
   o.out_dir = out;
-  o.quiet = true;
   return o;
 }
 

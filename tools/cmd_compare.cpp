@@ -7,6 +7,7 @@
 #include "engine/json.h"
 #include "lab/compare.h"
 #include "lab/compare_probe.h"
+#include "lab/progress.h"
 #include "optim/layer_eval.h"
 #include "tasks/task.h"
 #include "tools/commands.h"
@@ -73,7 +74,8 @@ Command add_compare_command(CLI::App& app) {
             c.seeds = o->seeds;
             c.threshold = o->threshold;
             c.out_dir = o->out;
-            c.quiet = o->quiet;
+            Progress progress(o->quiet);
+            c.progress = &progress;
             std::filesystem::create_directories(o->out);
             o->probe.gammas = parse_double_list(o->gamma, "--gamma");
             for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);  // fail early

@@ -8,12 +8,13 @@
 // SVG plots DIR/compare_<arm>_*.svg and DIR/summary_<arm>.json. Two
 // constrained variants can share one DIR and its ERM runs.
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
 #include "engine/file_io.h"
 #include "engine/threads.h"
+#include "lab/compare.h"
+#include "lab/progress.h"
 #include "lab/robust_report.h"
 #include "lab/svg.h"
 #include "optim/model_run.h"
@@ -26,25 +27,6 @@ namespace tapir {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Trains one run to its configured steps, picking up whatever is already in dir.
-void train_run(const TrainConfig& config, const std::string& dir) {
-  std::unique_ptr<Trainer> trainer;
-  if (fs::exists(fs::path(dir) / "resume.safetensors")) {
-    trainer = Trainer::resume(dir);
-  } else {
-    trainer = make_trainer(config, dir);
-    trainer->start_fresh(true);
-  }
-  if (trainer->step() >= trainer->config().steps) return;
-  const auto start = std::chrono::steady_clock::now();
-  trainer->run();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("trained %s: %lld steps in %.0fs\n", dir.c_str(),
-              static_cast<long long>(trainer->step()), seconds);
-  std::fflush(stdout);
-}
 
 // Values per arm and seed of one quantity.
 using PerArm = std::array<std::vector<double>, 2>;
@@ -84,6 +66,7 @@ Command add_robust_compare_command(CLI::App& app) {
     std::string out, split = "test", gamma = "0,0.25,0.5,1,1.5,2", arm = "descent";
     std::vector<std::string> noise = {"gaussian", "uniform", "discrete"};
     int64_t seeds = 3, repeats = 2, limit = 0;
+    bool quiet = false;
   };
   auto o = std::make_shared<Options>();
   add_train_options(*cmd, o->train);
@@ -103,6 +86,7 @@ Command add_robust_compare_command(CLI::App& app) {
   cmd->add_option("--split", o->split, "Split for the profile and the noise")
       ->capture_default_str();
   cmd->add_option("--limit", o->limit, "Max examples per evaluation (0: all)");
+  cmd->add_flag("--quiet", o->quiet, "Print only the tables");
   return {
       cmd, [o, cmd]() {
         const TrainConfig base = finish_train_options(*cmd, o->train);
@@ -119,6 +103,8 @@ Command add_robust_compare_command(CLI::App& app) {
                       "discrete noise replaces tokens; task ", base.task,
                       " reads real-valued frames (use --noise gaussian,uniform)");
         fs::create_directories(o->out);
+        Progress progress(o->quiet);
+        progress.plan(static_cast<int>(2 * o->seeds));
         std::vector<std::string> dirs[2];
         for (int64_t k = 0; k < o->seeds; ++k) {
           for (int a = 0; a < 2; ++a) {
@@ -129,7 +115,7 @@ Command add_robust_compare_command(CLI::App& app) {
             dir += arms[a];
             dir += "_s";
             dir += std::to_string(c.seed);
-            train_run(c, dir);
+            train_or_reuse(c, dir, progress, arms[a] + " seed " + std::to_string(c.seed));
             dirs[a].push_back(dir);
           }
         }

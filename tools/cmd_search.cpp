@@ -1,11 +1,10 @@
 // `tapir search`: Stage I, M models sharing one set of learned functions
 // (optim/search.h). Writes DIR/arch.safetensors, snapshots of the functions
 // over time, each model's metrics and the search's own log.
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
-#include "lab/report_text.h"
+#include "lab/progress.h"
 #include "optim/search.h"
 #include "tools/commands.h"
 #include "tools/train_options.h"
@@ -77,20 +76,15 @@ Command add_search_command(CLI::App& app) {
               fs::remove_all(o->out);
             }
             Search search(config, o->out);
-            const auto start = std::chrono::steady_clock::now();
-            Search::Events events;
-            if (!o->quiet)
-              events.on_eval = [&](int64_t step, double accuracy) {
-                const double secs =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                std::printf("search step %lld: mean test accuracy of the models %.4f (%s)\n",
-                            static_cast<long long>(step), accuracy, format_duration(secs).c_str());
-                std::fflush(stdout);
-              };
-            search.run(events);
-            if (!o->quiet)
-              std::printf("wrote %s/arch.safetensors (snapshots in %s/snapshots)\n", o->out.c_str(),
-                          o->out.c_str());
+            Progress progress(o->quiet);
+            progress.plan(1);
+            progress.set_eval_lines(true);
+            run_search(search, progress, "");
+            progress.line("wrote " + o->out + "/arch.safetensors (snapshots in " + o->out +
+                          "/snapshots)");
+            // A warning is not progress: --quiet does not hide it.
+            if (o->quiet && search.outcome().near_chance())
+              std::fprintf(stderr, "tapir: %s\n", search.outcome().verdict().c_str());
             return 0;
           }};
 }

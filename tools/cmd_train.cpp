@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "lab/progress.h"
 #include "lab/report_text.h"
 #include "tools/commands.h"
 #include "tools/train_options.h"
@@ -55,7 +56,10 @@ Command add_train_command(CLI::App& app) {
             };
             auto best = std::make_shared<Best>();
             const auto start = std::chrono::steady_clock::now();
-            TrainEvents events = console_events(*trainer, o->quiet);
+            Progress progress(o->quiet);
+            progress.plan(1);
+            progress.start_run("", trainer->step(), trainer->config().steps);
+            TrainEvents events = progress.train_events();
             events.on_eval = [best, start, inner = events.on_eval](
                                  int64_t step, const std::vector<EvalResult>& results) {
               if (inner) inner(step, results);

@@ -12,6 +12,7 @@
 
 #include "engine/file_io.h"
 #include "lab/compare.h"
+#include "lab/progress.h"
 #include "lab/transfer.h"
 #include "optim/search.h"
 #include "tools/commands.h"
@@ -53,7 +54,8 @@ Command add_transfer_command(CLI::App& app) {
             std::string task;
             while (std::getline(in, task, ','))
               if (!task.empty()) run.tasks.push_back(task);
-            run.quiet = o->quiet;
+            Progress progress(o->quiet);
+            run.progress = &progress;
             const TransferResult r = run_transfer(run);
             const std::string table = transfer_markdown(r);
             write_file_atomic(run.out_dir + "/transfer.md", table);

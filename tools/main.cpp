@@ -14,6 +14,9 @@ static bool accepts_extras(const CLI::App* app) {
 }
 
 int main(int argc, char** argv) {
+  // Every line reaches a file or a pipe as it is printed (a long command's
+  // log follows it), not in blocks at exit.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   CLI::App app{"tapir: a from-scratch tensor engine and lab for transformers' inductive biases"};
   app.require_subcommand(1);
   // Config files hold one section per subcommand ([train], [bench], ...);
