@@ -43,21 +43,19 @@ set(CPACK_PACKAGE_DESCRIPTION
 backend (OpenBLAS, OpenMP) and a CUDA backend, a GPT-style transformer,
 AdamW and task generators. The tapir command trains, evaluates and compares
 models from the shell. Documentation is in /usr/share/doc/tapir.")
-if(TAPIR_CUDA_ENABLED)
-  string(APPEND CPACK_PACKAGE_DESCRIPTION
-         "\n\nThis build uses CUDA: it needs the CUDA ${CUDAToolkit_VERSION_MAJOR} runtime and "
-         "cuBLAS libraries of NVIDIA's toolkit, which Debian does not ship, where the dynamic "
-         "linker finds them.")
-else()
-  string(APPEND CPACK_PACKAGE_DESCRIPTION "\n\nThis build has no CUDA backend.")
-endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 if(TAPIR_CUDA_ENABLED)
+  string(APPEND CPACK_PACKAGE_DESCRIPTION
+         "\n\nThis build uses CUDA: it needs the CUDA ${CUDAToolkit_VERSION_MAJOR} runtime and cuBLAS\n"
+         "libraries of NVIDIA's toolkit, which Debian does not ship, where the\n"
+         "dynamic linker finds them.")
   # libcudart and libcublas belong to no Debian package: dpkg-shlibdeps finds
   # them here, warns that it has no package for them, and leaves them out of
   # Depends.
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
+else()
+  string(APPEND CPACK_PACKAGE_DESCRIPTION "\n\nThis build has no CUDA backend.")
 endif()
 include(CPack)
