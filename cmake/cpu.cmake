@@ -19,8 +19,9 @@
 # with the project's flags and stops when the compiler gets it wrong; the test
 # codegen_check runs it again from the build.
 #
-# Sets TAPIR_ARCH_FLAGS (C++ compile options) and TAPIR_ARCH_RESOLVED (the
-# target in words).
+# Sets TAPIR_ARCH_FLAGS (C++ compile options), TAPIR_ARCH_RESOLVED (the target
+# in words) and TAPIR_ARCH_TARGET (the target in one word, for `tapir
+# --version`: x86-64-v3, native, none, ...).
 
 set(TAPIR_ARCH auto CACHE STRING "CPU to compile for: auto, native, none, or an -march value")
 
@@ -58,22 +59,28 @@ if(_tapir_arch STREQUAL "auto")
     tapir_host_x86_level(_level)
     set(TAPIR_ARCH_FLAGS -march=${_level} -mtune=generic)
     set(TAPIR_ARCH_RESOLVED "${_level} (auto)")
+    set(TAPIR_ARCH_TARGET ${_level})
   elseif(_tapir_x86)
     set(TAPIR_ARCH_FLAGS -march=x86-64 -mtune=generic)
     set(TAPIR_ARCH_RESOLVED "x86-64 (auto, cross-compiling)")
+    set(TAPIR_ARCH_TARGET x86-64)
   else()
     set(TAPIR_ARCH_FLAGS "")
     set(TAPIR_ARCH_RESOLVED "the compiler's default (auto, ${CMAKE_SYSTEM_PROCESSOR})")
+    set(TAPIR_ARCH_TARGET none)
   endif()
 elseif(_tapir_arch STREQUAL "native")
   set(TAPIR_ARCH_FLAGS -march=native)
   set(TAPIR_ARCH_RESOLVED "native")
+  set(TAPIR_ARCH_TARGET native)
 elseif(_tapir_arch STREQUAL "none")
   set(TAPIR_ARCH_FLAGS "")
   set(TAPIR_ARCH_RESOLVED "the compiler's default")
+  set(TAPIR_ARCH_TARGET none)
 elseif(_tapir_arch MATCHES "^[a-z0-9][a-z0-9._+-]*$")
   set(TAPIR_ARCH_FLAGS -march=${_tapir_arch})
   set(TAPIR_ARCH_RESOLVED "${_tapir_arch}")
+  set(TAPIR_ARCH_TARGET ${_tapir_arch})
 else()
   message(FATAL_ERROR "TAPIR_ARCH must be auto, native, none or an -march value "
                       "such as x86-64-v3, not '${TAPIR_ARCH}'")

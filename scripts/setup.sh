@@ -3,7 +3,8 @@
 # when everything is already present. Needs root (or sudo) only to install.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev)
+# dpkg-dev (dpkg-shlibdeps) and file: CPack's Debian package (the package test).
+packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev dpkg-dev file)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 
 #include "engine/error.h"
 #include "tools/commands.h"
+#include "tools/version.h"
 
 // Whether a parsed command (or the sub-subcommand it ran) takes task options.
 static bool accepts_extras(const CLI::App* app) {
@@ -19,6 +20,10 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   CLI::App app{"tapir: a from-scratch tensor engine and lab for transformers' inductive biases"};
   app.require_subcommand(1);
+  // Handled while parsing, before the subcommand is required: `tapir --version`
+  // prints the text and exits 0.
+  app.set_version_flag("--version", tapir::version_text(),
+                       "Print the version, the git commit and how this build was made, and exit");
   // Config files hold one section per subcommand ([train], [bench], ...);
   // fallthrough lets `tapir train --config FILE` name it after the subcommand.
   app.set_config("--config", "", "Read options from a TOML/INI file with [subcommand] sections");

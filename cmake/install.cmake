@@ -1,0 +1,61 @@
+# What `cmake --install` puts where, and the Debian package CPack builds from
+# it (docs/build.md, "Installing"). Included by the top-level CMakeLists.txt
+# once the `tapir` target exists.
+#
+#   <prefix>/bin/tapir
+#   <prefix>/share/doc/tapir/README.md, docs/*.md, configs/*.toml,
+#                            third_party/README.md  (the repository's layout,
+#                            so that the README's links resolve)
+#
+# `cpack -G DEB` in the build folder (or `cpack --preset release`) writes
+# tapir_<version>_<arch>.deb there, installed under /usr. Its Depends line
+# comes from dpkg-shlibdeps (package dpkg-dev), which maps every shared
+# library the program links to the Debian package that ships it.
+
+include(GNUInstallDirs)
+
+# Installed, the program loses the build tree's run path; the system's
+# libraries need none. A CUDA build keeps one to the toolkit's libraries,
+# which NVIDIA's installer does not always add to the dynamic linker's
+# folders.
+if(TAPIR_CUDA_ENABLED)
+  set_target_properties(tapir PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
+endif()
+install(TARGETS tapir RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
+install(DIRECTORY configs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/configs
+        FILES_MATCHING PATTERN "*.toml")
+install(FILES third_party/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/third_party)
+
+set(TAPIR_PACKAGE_MAINTAINER "tapir maintainers <maintainers@tapir.invalid>"
+    CACHE STRING "The Maintainer field of the Debian package: Name <email>")
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME tapir)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "${TAPIR_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "tensor engine and command-line lab for transformers' inductive biases")
+set(CPACK_PACKAGE_DESCRIPTION
+    "tapir is a from-scratch C++ tensor engine with a tape-based autograd, a CPU
+backend (OpenBLAS, OpenMP) and a CUDA backend, a GPT-style transformer,
+AdamW and task generators. The tapir command trains, evaluates and compares
+models from the shell. Documentation is in /usr/share/doc/tapir.")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+if(TAPIR_CUDA_ENABLED)
+  string(APPEND CPACK_PACKAGE_DESCRIPTION
+         "\n\nThis build uses CUDA: it needs the CUDA ${CUDAToolkit_VERSION_MAJOR} runtime and cuBLAS\n"
+         "libraries of NVIDIA's toolkit, which Debian does not ship, where the\n"
+         "dynamic linker finds them.")
+  # libcudart and libcublas belong to no Debian package: dpkg-shlibdeps finds
+  # them here, warns that it has no package for them, and leaves them out of
+  # Depends.
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
+else()
+  string(APPEND CPACK_PACKAGE_DESCRIPTION "\n\nThis build has no CUDA backend.")
+endif()
+include(CPack)
