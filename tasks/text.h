@@ -42,7 +42,12 @@ namespace tapir {
 
 class TextTask final : public Task {
  public:
+  // The corpus named by option `path` (required).
   explicit TextTask(const TaskOptions& options);
+  // A corpus given in memory, named `source` in describe() and in errors;
+  // option `path` may not be given with it. `tapir tasks show text` uses
+  // this with the built-in sample (tasks/text_sample.h).
+  TextTask(const TaskOptions& options, std::string corpus, std::string source);
 
   std::string name() const override { return "text"; }
   std::string describe() const override;
@@ -70,10 +75,11 @@ class TextTask final : public Task {
   int32_t id_of(unsigned char byte) const { return ids_[byte]; }
 
  private:
+  TextTask(const TaskOptions& options, bool from_path, std::string corpus, std::string source);
   int64_t eval_offset(const Range& range) const;
   void write_window(int64_t start, int64_t b, Batch& out) const;
 
-  std::string path_, corpus_;
+  std::string source_, corpus_;  // source_: "path=FILE" or what the corpus was given as
   int64_t context_ = 0, eval_size_ = 0;
   uint64_t data_seed_ = 0;
   Range train_, arch_, test_;
