@@ -23,8 +23,8 @@
 // byte maps to; <unk> is also pad_token() (text batches are never padded).
 // vocab_string() writes the bytes as hex digits ("0a20216162..."); passing
 // that string back as option `vocab` rebuilds exactly these ids whatever the
-// corpus, so a run stores it with its config and a later evaluation, on the
-// same or another text, feeds the model the ids it was trained on.
+// corpus, so that an evaluation on another text can feed the model the ids it
+// was trained on. A run keeps it only when it was given as an option.
 //
 // Metric. score() counts each character as an example, so the tally's
 // accuracy() and token_accuracy() are both next-character accuracy and
