@@ -139,7 +139,9 @@ TextTask::TextTask(const TaskOptions& o, bool from_path, std::string corpus, std
     corpus_ = read_corpus(path);
     source_ = "path=" + path;
   } else {
-    TAPIR_CHECK(!o.has("path"), "text: option path cannot be given with the ", source_);
+    // Read, so that an unknown option's message lists path among the known ones.
+    TAPIR_CHECK(o.get_string("path", "").empty(), "text: option path cannot be given with the ",
+                source_);
     TAPIR_CHECK(!corpus_.empty(), "text: the ", source_, " is empty");
   }
 
