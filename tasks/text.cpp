@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <numbers>
 #include <string_view>
+#include <utility>
 
 #include "engine/error.h"
 #include "engine/file_io.h"
@@ -119,15 +120,30 @@ double bits_per_char(const Tally& tally) {
   return tally.loss() / std::numbers::ln2;
 }
 
-TextTask::TextTask(const TaskOptions& o)
-    : path_(o.get_string("path", "")),
+TextTask::TextTask(const TaskOptions& o) : TextTask(o, true, "", "") {}
+
+TextTask::TextTask(const TaskOptions& o, std::string corpus, std::string source)
+    : TextTask(o, false, std::move(corpus), std::move(source)) {}
+
+TextTask::TextTask(const TaskOptions& o, bool from_path, std::string corpus, std::string source)
+    : source_(std::move(source)),
+      corpus_(std::move(corpus)),
       context_(o.get_int("context", 128, 1, 1 << 20)),
       eval_size_(o.get_int("eval-size", 2000, 1, 1000000)),
       data_seed_(static_cast<uint64_t>(o.get_int("data-seed", 0, 0, INT64_MAX))) {
   const double arch_frac = o.get_double("arch-frac", 0.2, 0.0, 0.9);
   const double test_frac = o.get_double("test-frac", 0.1, 0.01, 0.5);
   const std::string vocab_hex = o.get_string("vocab", "");
-  corpus_ = read_corpus(path_);
+  if (from_path) {
+    const std::string path = o.get_string("path", "");
+    corpus_ = read_corpus(path);
+    source_ = "path=" + path;
+  } else {
+    // Read, so that an unknown option's message lists path among the known ones.
+    TAPIR_CHECK(o.get_string("path", "").empty(), "text: option path cannot be given with the ",
+                source_);
+    TAPIR_CHECK(!corpus_.empty(), "text: the ", source_, " is empty");
+  }
 
   const auto n = static_cast<int64_t>(corpus_.size());
   const int64_t test_begin = n - std::llround(test_frac * double(n));
@@ -139,7 +155,7 @@ TextTask::TextTask(const TaskOptions& o)
     const Range range = split_range(split);
     if (split == std::string("arch") && arch_frac == 0) continue;
     TAPIR_CHECK(range.size() >= context_ + 1, "text: the ", split, " split of the corpus (", n,
-                " bytes from ", path_, ") has ", range.size(),
+                " bytes, ", source_, ") has ", range.size(),
                 " bytes, too few for option context = ", context_,
                 " (a window needs context + 1 bytes); use a longer corpus or a smaller context");
   }
@@ -162,7 +178,7 @@ TextTask::TextTask(const TaskOptions& o)
 }
 
 std::string TextTask::describe() const {
-  return "text path=" + path_ + " (" + std::to_string(corpus_.size()) + " bytes, " +
+  return "text " + source_ + " (" + std::to_string(corpus_.size()) + " bytes, " +
          std::to_string(bytes_.size()) + " symbols + <unk>) context=" + std::to_string(context_) +
          ": train [0, " + std::to_string(arch_.begin) + "), arch [" + std::to_string(arch_.begin) +
          ", " + std::to_string(test_.begin) + "), test [" + std::to_string(test_.begin) + ", " +

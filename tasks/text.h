@@ -23,8 +23,8 @@
 // byte maps to; <unk> is also pad_token() (text batches are never padded).
 // vocab_string() writes the bytes as hex digits ("0a20216162..."); passing
 // that string back as option `vocab` rebuilds exactly these ids whatever the
-// corpus, so a run stores it with its config and a later evaluation, on the
-// same or another text, feeds the model the ids it was trained on.
+// corpus, so that an evaluation on another text can feed the model the ids it
+// was trained on. A run keeps it only when it was given as an option.
 //
 // Metric. score() counts each character as an example, so the tally's
 // accuracy() and token_accuracy() are both next-character accuracy and
@@ -42,7 +42,12 @@ namespace tapir {
 
 class TextTask final : public Task {
  public:
+  // The corpus named by option `path` (required).
   explicit TextTask(const TaskOptions& options);
+  // A corpus given in memory, named `source` in describe() and in errors;
+  // option `path` may not be given with it. `tapir tasks show text` uses
+  // this with the built-in sample (tasks/text_sample.h).
+  TextTask(const TaskOptions& options, std::string corpus, std::string source);
 
   std::string name() const override { return "text"; }
   std::string describe() const override;
@@ -70,10 +75,11 @@ class TextTask final : public Task {
   int32_t id_of(unsigned char byte) const { return ids_[byte]; }
 
  private:
+  TextTask(const TaskOptions& options, bool from_path, std::string corpus, std::string source);
   int64_t eval_offset(const Range& range) const;
   void write_window(int64_t start, int64_t b, Batch& out) const;
 
-  std::string path_, corpus_;
+  std::string source_, corpus_;  // source_: "path=FILE" or what the corpus was given as
   int64_t context_ = 0, eval_size_ = 0;
   uint64_t data_seed_ = 0;
   Range train_, arch_, test_;

@@ -1,7 +1,8 @@
 // Tests for the text task (tasks/text.cpp): the splits partition the corpus,
 // windows stay inside their split and their targets are the next
 // characters, the vocabulary round-trips through vocab_string(), directories
-// and file lists are read in order, and bad corpora are refused by name.
+// and file lists are read in order, bad corpora are refused by name, and the
+// built-in sample makes a usable task.
 #include "tasks/text.h"
 
 #include <doctest/doctest.h>
@@ -15,6 +16,7 @@
 
 #include "engine/error.h"
 #include "engine/file_io.h"
+#include "tasks/text_sample.h"
 
 namespace fs = std::filesystem;
 
@@ -286,4 +288,38 @@ TEST_CASE("text score counts characters: accuracy is next-character accuracy") {
   CHECK(tally.all.token_accuracy() == doctest::Approx(0.75));
   CHECK(tally.all.loss() == doctest::Approx(1.5));
   CHECK(tapir::bits_per_char(tally.all) == doctest::Approx(1.5 / std::log(2.0)));
+}
+
+TEST_CASE("the built-in sample builds a text task with every split non-empty") {
+  const std::string_view sample = tapir::text_sample();
+  CHECK(sample.size() >= 4000);
+  CHECK(sample.find('\0') == std::string_view::npos);
+  const TaskOptions options;
+  TextTask task(options, std::string(sample), "built-in sample");
+  options.check_all_used("text");
+  CHECK(task.corpus() == sample);
+  CHECK(task.describe().find("built-in sample") != std::string::npos);
+  CHECK(task.max_length() == 128);  // the default context fits every split
+  CHECK(task.vocab().size() > 30);
+  Rng rng(3);
+  Batch batch;
+  for (const std::string split : {"train", "arch", "test"}) {
+    CAPTURE(split);
+    CHECK(task.split_range(split).size() >= task.max_length() + 1);
+    CHECK(task.eval_size(split) >= 1);
+    task.eval_batch(split, 0, task.eval_size(split), batch);
+    CHECK(batch.B == task.eval_size(split));
+    task.sample(split, 4, rng, batch);
+    CHECK(batch.B == 4);
+    for (int64_t i = 0; i < batch.B * batch.T; ++i) CHECK(batch.mask[i] == 1.0f);
+  }
+  // Every byte of the test part is in the vocabulary (no <unk> in what is shown).
+  task.eval_batch("test", 0, task.eval_size("test"), batch);
+  for (int32_t id : batch.targets) CHECK(id != task.pad_token());
+  // The sample stands in for a corpus only when none is named; training
+  // still needs option path, and the two cannot be mixed.
+  CHECK(error_of([] { make_text({}); }).find("option path is required") != std::string::npos);
+  CHECK(error_of([&] {
+          TextTask mixed(TaskOptions({{"path", kTiny}}), std::string(sample), "built-in sample");
+        }).find("path") != std::string::npos);
 }

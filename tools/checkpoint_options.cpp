@@ -11,7 +11,7 @@ void add_checkpoint_options(CLI::App& cmd, CheckpointOptions& o) {
   cmd.add_option("--checkpoint", o.checkpoint, "Run folder or checkpoint file")->required();
   cmd.add_option("--opt", o.task_opts, "Override a task option, name=value");
   cmd.add_option("--limit", o.limit, "Max examples per split (0: all)");
-  cmd.add_option("--threads", o.threads, "Threads")->check(CLI::Range(1, 256));
+  add_threads_option(cmd, o.threads);
   add_device_option(cmd, o.device, "Where to evaluate");
 }
 

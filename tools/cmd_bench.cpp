@@ -209,9 +209,7 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--warmup", o->warmup, "Untimed warm-up steps")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Threads")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
+  add_threads_option(*cmd, o->threads);
   add_device_option(*cmd, o->device, "Where to step");
   cmd->add_flag("--json", o->json, "One JSON object per run");
   cmd->add_flag("--gemm", o->gemm, "Square sgemm GFLOP/s through tapir's matmul vs cblas directly");

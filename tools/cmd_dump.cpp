@@ -10,6 +10,7 @@
 #include "optim/model_run.h"
 #include "optim/task_loss.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 namespace tapir {
 
@@ -18,6 +19,7 @@ Command add_dump_command(CLI::App& app) {
   struct Options {
     std::string checkpoint, out, split = "test";
     int64_t batch = 8;
+    int threads = 1;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--checkpoint", o->checkpoint, "Run folder or checkpoint file")->required();
@@ -26,8 +28,9 @@ Command add_dump_command(CLI::App& app) {
   cmd->add_option("--batch", o->batch, "Examples: the first N of the split")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
+  add_threads_option(*cmd, o->threads);
   return {cmd, [o]() {
-            set_num_threads(1);
+            set_num_threads(o->threads);
             const ModelRun run = open_run(o->checkpoint);
             const Task& task = *run.task;
             Batch batch;

@@ -4,6 +4,7 @@
 #include "engine/threads.h"
 #include "lab/selfcheck.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 namespace tapir {
 
@@ -13,12 +14,14 @@ Command add_selfcheck_command(CLI::App& app) {
   struct Options {
     int steps = 3000;
     uint64_t seed = 1;
+    int threads = 1;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--steps", o->steps, "SGD steps")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed, "Seed for the initial weights");
+  add_threads_option(*cmd, o->threads);
   return {cmd, [o]() {
-            set_num_threads(1);
+            set_num_threads(o->threads);
             std::printf("self-check: 1-32-1 tanh MLP, y = sin(3x), 64 points, SGD lr 0.1\n");
             SelfcheckResult r = run_selfcheck(o->steps, o->seed, [](int step, double loss) {
               std::printf("  step %5d  mse %.6f\n", step, loss);

@@ -2,11 +2,14 @@
 // prints every registered task with its summary; `tasks show NAME` builds a
 // task from its options (so impossible options fail here as they would in
 // `train`) and prints its description, its splits and decoded examples with
-// their targets.
+// their targets. `tasks show text` without a path shows a built-in sample
+// text (tasks/text_sample.h).
 #include <algorithm>
 #include <cstdio>
 
 #include "lab/report_text.h"
+#include "tasks/text.h"
+#include "tasks/text_sample.h"
 #include "tools/commands.h"
 #include "tools/train_options.h"
 
@@ -14,9 +17,23 @@ namespace tapir {
 
 namespace {
 
+// The task to show. `text` without a corpus shows the built-in sample, so
+// that every task can be looked at without options; training still needs
+// option path.
+std::unique_ptr<Task> task_to_show(const std::string& name, const TaskOptions& options) {
+  if (name != "text" || options.has("path")) return make_task(name, options);
+  auto task = std::make_unique<TextTask>(options, std::string(text_sample()), "built-in sample");
+  options.check_all_used(name);
+  std::printf(
+      "text: no corpus given, so this is a built-in sample of %zu bytes; give a corpus with "
+      "--path FILE (a file, comma-separated files or a directory)\n",
+      text_sample().size());
+  return task;
+}
+
 int show_task(const std::string& name, const TaskOptions& options, const std::string& split,
               int64_t n, uint64_t seed) {
-  std::unique_ptr<Task> task = make_task(name, options);
+  std::unique_ptr<Task> task = task_to_show(name, options);
   std::printf("%s\n", task->describe().c_str());
   std::printf("vocabulary: %lld tokens; longest sequence: %lld tokens",
               static_cast<long long>(task->vocab().size()),

@@ -8,6 +8,22 @@
 
 namespace tapir {
 
+CLI::Option* add_threads_option(CLI::App& cmd, int& threads) {
+  return cmd
+      .add_option_function<int>(
+          "--threads",
+          [&threads](const int& n) {
+            if (n < 1 || n > kMaxThreads)
+              throw CLI::ValidationError("--threads", "threads must be in [1, " +
+                                                          std::to_string(kMaxThreads) + "], got " +
+                                                          std::to_string(n));
+            threads = n;
+          },
+          "Threads for kernels and BLAS")
+      ->type_name("INT")
+      ->default_str(std::to_string(threads));
+}
+
 CLI::Option* add_device_option(CLI::App& cmd, Device& device, const std::string& help,
                                bool* given) {
   return cmd

@@ -61,6 +61,12 @@ CLI::Option* add_names_option(CLI::App& cmd, const std::string& flag, std::vecto
       ->default_str(defaults);
 }
 
+// --threads N, the threads for kernels and BLAS (engine/threads.h), the same
+// for every command that computes: default 1, and a value outside
+// [1, kMaxThreads] stops the command line as TrainConfig::validate would.
+constexpr int kMaxThreads = 256;
+CLI::Option* add_threads_option(CLI::App& cmd, int& threads);
+
 // --device cpu|cuda, checked to be usable here; `given` (if not null) is set
 // when the flag appears.
 CLI::Option* add_device_option(CLI::App& cmd, Device& device, const std::string& help,

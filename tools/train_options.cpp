@@ -114,9 +114,7 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--seed", c.seed, "Seed for init and batch sampling")
       ->group(loop)
       ->capture_default_str();
-  cmd.add_option("--threads", c.threads, "Threads for kernels and BLAS")
-      ->group(loop)
-      ->capture_default_str();
+  add_threads_option(cmd, c.threads)->group(loop);
   add_device_option(cmd, c.device, "Where to train")->group(loop);
   add_constraint_options(cmd, o);
 }

@@ -1,0 +1,107 @@
+// The command line (tools/commands.h): every command that runs kernels takes
+// --threads with train's help text and default, and a count outside
+// [1, 256] stops the command line with the same message everywhere; the
+// commands that only read and write files take no --threads.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "tools/commands.h"
+#include "tools/options.h"
+
+using namespace tapir;
+
+namespace {
+
+// The app of tools/main.cpp, with every command. The runners are kept: they
+// own the values the options write to.
+struct Cli {
+  CLI::App app{"tapir"};
+  std::vector<Command> commands;
+  Cli() {
+    app.require_subcommand(1);
+    for (auto add : {add_train_command, add_eval_command, add_dump_command, add_bench_command,
+                     add_compare_command, add_search_command, add_transfer_command,
+                     add_report_command, add_plot_command, add_selfcheck_command, add_tasks_command,
+                     add_layers_command, add_robust_command, add_robust_compare_command})
+      commands.push_back(add(app));
+  }
+  // Parses args (command first); the message of the error it raised, "" if none.
+  std::string parse_error(std::vector<std::string> args) {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants reversed
+    try {
+      app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+// Each computing command with the options it requires.
+const std::vector<std::vector<std::string>> kComputing = {
+    {"train"},
+    {"eval", "--checkpoint", "run"},
+    {"dump", "--checkpoint", "run", "--out", "dump.safetensors"},
+    {"bench"},
+    {"compare", "--out", "dir"},
+    {"search", "--out", "dir"},
+    {"transfer", "--out", "dir"},
+    {"layers", "--checkpoint", "run"},
+    {"robust", "--checkpoint", "run"},
+    {"robust-compare", "--out", "dir"},
+    {"selfcheck"},
+};
+
+}  // namespace
+
+TEST_CASE("every computing command takes --threads like train, and only those") {
+  Cli cli;
+  const CLI::Option* train = cli.app.get_subcommand("train")->get_option("--threads");
+  CHECK(train->get_description() == "Threads for kernels and BLAS");
+  CHECK(train->get_default_str() == "1");
+  for (const auto& args : kComputing) {
+    CAPTURE(args.front());
+    const CLI::Option* threads =
+        cli.app.get_subcommand(args.front())->get_option_no_throw("--threads");
+    REQUIRE(threads != nullptr);
+    CHECK(threads->get_description() == train->get_description());
+    CHECK(threads->get_default_str() == train->get_default_str());
+  }
+  // Pure file work, and task generation, which calls no kernel.
+  for (const char* name : {"report", "plot", "tasks"})
+    CHECK(cli.app.get_subcommand(name)->get_option_no_throw("--threads") == nullptr);
+}
+
+TEST_CASE("--threads outside [1, 256] stops every computing command with one message") {
+  for (const auto& base : kComputing) {
+    for (const std::string bad : {"0", "-3", "257"}) {
+      CAPTURE(base.front());
+      CAPTURE(bad);
+      std::vector<std::string> args = base;
+      args.insert(args.end(), {"--threads", bad});
+      Cli cli;
+      const std::string error = cli.parse_error(args);
+      CHECK(error.find("--threads") != std::string::npos);
+      CHECK(error.find("threads must be in [1, 256], got " + bad) != std::string::npos);
+    }
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--threads", "2"});
+    Cli cli;
+    CHECK(cli.parse_error(args) == "");
+  }
+}
+
+TEST_CASE("add_threads_option sets the count it is given") {
+  CLI::App app{"t"};
+  int threads = 1;
+  add_threads_option(app, threads);
+  app.parse(std::vector<std::string>{"3", "--threads"});
+  CHECK(threads == 3);
+  CLI::App none{"t"};
+  int unset = 1;
+  add_threads_option(none, unset);
+  none.parse(std::vector<std::string>{});
+  CHECK(unset == 1);
+}
