@@ -34,17 +34,23 @@ std::string page(const std::string& title, const std::string& body) {
          html_escape(title) + "</h1>\n" + body + "</body></html>\n";
 }
 
-// A Markdown pipe table (as tapir writes them) as an HTML table.
+// Markdown as tapir writes it (pipe tables, each after a line of text) as
+// HTML: every table gets its header row, every other line a paragraph.
 std::string markdown_table_html(const std::string& md) {
   std::istringstream in(md);
-  std::string line, out = "<table>\n";
-  bool header = true;
+  std::string line, out;
+  bool in_table = false, header = true;
   while (std::getline(in, line)) {
     if (line.size() < 2 || line[0] != '|') {
-      if (!line.empty()) out += "</table>\n<p>" + html_escape(line) + "</p>\n<table>\n";
+      if (in_table) out += "</table>\n";
+      in_table = false;
+      header = true;
+      if (!line.empty()) out += "<p>" + html_escape(line) + "</p>\n";
       continue;
     }
     if (line.find("---") != std::string::npos) continue;
+    if (!in_table) out += "<table>\n";
+    in_table = true;
     out += "<tr>";
     std::stringstream cells(line.substr(1));
     std::string cell;
@@ -56,7 +62,7 @@ std::string markdown_table_html(const std::string& md) {
     out += "</tr>\n";
     header = false;
   }
-  return out + "</table>\n";
+  return in_table ? out + "</table>\n" : out;
 }
 
 struct Metrics {
