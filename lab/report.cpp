@@ -144,10 +144,14 @@ std::string compare_section(const std::string& dir) {
   std::string body = "<h2>Comparison</h2>\n" +
                      markdown_table_html(read_file((fs::path(dir) / "compare.md").string()));
   const Json j = parse_json(read_file((fs::path(dir) / "compare.json").string()));
-  const double threshold = j.at("threshold").as_double();
+  // The curves of the first evaluation split: the one a comparison is decided on.
+  const Json* splits = j.find("splits");
+  const std::string split = splits != nullptr && splits->size() > 0
+                                ? splits->as_array().front().as_string()
+                                : std::string("test");
   SvgPanel acc, loss;
-  acc.title = "test accuracy (median, band: min to max over seeds)";
-  loss.title = "test loss (median, band: min to max over seeds)";
+  acc.title = split + " accuracy (median, band: min to max over seeds)";
+  loss.title = split + " loss (median, band: min to max over seeds)";
   acc.x_label = loss.x_label = "step";
   acc.y_label = "accuracy";
   loss.y_label = "loss";
@@ -155,9 +159,9 @@ std::string compare_section(const std::string& dir) {
   for (const Json& v : j.at("variants").as_array()) {
     std::vector<Curve> accs, losses;
     for (const Json& run : v.at("runs").as_array()) {
-      SeedRun r = read_run(run.at("dir").as_string(), threshold);
-      accs.push_back(r.accuracy);
-      losses.push_back(r.loss);
+      const SeedRun r = read_run(run.at("dir").as_string(), {});
+      accs.push_back(r.first().accuracy);
+      losses.push_back(r.first().loss);
     }
     for (auto [panel, curves] : {std::pair{&acc, &accs}, std::pair{&loss, &losses}}) {
       const Band b = band(*curves);
