@@ -1,6 +1,7 @@
 // Training, reusing and summarising the runs of a comparison (lab/compare.h).
 #include "lab/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -11,35 +12,122 @@
 #include "lab/progress.h"
 #include "lab/report_text.h"
 #include "optim/trainer.h"
+#include "tasks/task.h"
 
 namespace tapir {
 
 namespace fs = std::filesystem;
 
-SeedRun read_run(const std::string& dir, double threshold) {
+std::vector<double> parse_thresholds(const std::string& text) {
+  const std::vector<double> thresholds = parse_double_list(text, "--threshold");
+  for (size_t i = 0; i < thresholds.size(); ++i) {
+    const double t = thresholds[i];
+    TAPIR_CHECK(t > 0 && t <= 1, "--threshold: ", t, " is not an accuracy in (0, 1] (got '", text,
+                "')");
+    for (size_t k = 0; k < i; ++k)
+      TAPIR_CHECK(thresholds[k] != t, "--threshold: ", t, " is listed twice (got '", text, "')");
+  }
+  return thresholds;
+}
+
+namespace {
+
+// The entry of `name` in `items` (matched on .split or .key), appended when absent.
+template <typename T, typename Key>
+T& entry(std::vector<T>& items, Key T::*key, const std::string& name) {
+  for (T& item : items)
+    if (item.*key == name) return item;
+  items.emplace_back();
+  items.back().*key = name;
+  return items.back();
+}
+
+}  // namespace
+
+SeedRun read_run(const std::string& dir, const std::vector<double>& thresholds) {
   SeedRun r;
   r.dir = dir;
   const std::string path = (fs::path(dir) / "metrics.jsonl").string();
   std::istringstream in(read_file(path));
-  std::string line, first_split;
+  std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     const Json j = parse_json(line);
-    const std::string split = j.at("split").as_string();
-    if (first_split.empty()) first_split = split;
-    if (split != first_split) continue;
+    SplitRun& split = entry(r.splits, &SplitRun::split, j.at("split").as_string());
     const int64_t step = j.at("step").as_int();
     const double seconds = j.at("wall_s").as_double();
-    r.accuracy.push_back({step, j.at("accuracy").as_double(), seconds});
-    r.loss.push_back({step, j.at("loss").as_double(), seconds});
+    split.accuracy.push_back({step, j.at("accuracy").as_double(), seconds});
+    split.loss.push_back({step, j.at("loss").as_double(), seconds});
+    split.final_groups.clear();  // only the last evaluation's groups count
+    if (const Json* groups = j.find("groups")) {
+      r.group_by = j.at("group_by").as_string();
+      for (const auto& [key, g] : groups->as_object())
+        split.final_groups.push_back({key, g.at("accuracy").as_double()});
+    }
   }
-  TAPIR_CHECK(!r.accuracy.empty(), path, ": no evaluations logged");
-  r.steps_to = steps_to_threshold(r.accuracy, threshold);
-  r.seconds_to = seconds_to_threshold(r.accuracy, threshold);
-  r.final_accuracy = r.accuracy.back().value;
-  r.best_loss = r.loss.front().value;
-  for (const CurvePoint& p : r.loss) r.best_loss = std::min(r.best_loss, p.value);
+  TAPIR_CHECK(!r.splits.empty(), path, ": no evaluations logged");
+  for (SplitRun& split : r.splits) {
+    for (double threshold : thresholds) {
+      split.steps_to.push_back(steps_to_threshold(split.accuracy, threshold));
+      split.seconds_to.push_back(seconds_to_threshold(split.accuracy, threshold));
+    }
+    split.final_accuracy = split.accuracy.back().value;
+    split.best_loss = split.loss.front().value;
+    for (const CurvePoint& p : split.loss) split.best_loss = std::min(split.best_loss, p.value);
+  }
   return r;
+}
+
+VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> runs,
+                                const std::vector<double>& thresholds) {
+  TAPIR_CHECK(!runs.empty(), "variant ", variant.name, ": no runs to summarise");
+  VariantResult vr;
+  vr.variant = variant;
+  vr.thresholds = thresholds;
+  vr.runs = std::move(runs);
+  // Values over seeds, split by split; a split a run did not log has no value from it.
+  struct Values {
+    std::string split;
+    std::vector<std::vector<double>> steps, seconds;  // [threshold][run]
+    std::vector<double> finals, losses;
+    std::vector<std::pair<std::string, std::vector<double>>> groups;  // key, [run]
+  };
+  std::vector<Values> values;
+  for (const SeedRun& run : vr.runs) {
+    if (vr.group_by.empty()) vr.group_by = run.group_by;
+    for (const SplitRun& split : run.splits) {
+      TAPIR_CHECK(split.steps_to.size() == thresholds.size(), run.dir,
+                  ": read for a different number of thresholds");
+      Values& v = entry(values, &Values::split, split.split);
+      v.steps.resize(thresholds.size());
+      v.seconds.resize(thresholds.size());
+      for (size_t t = 0; t < thresholds.size(); ++t) {
+        v.steps[t].push_back(split.steps_to[t]);
+        v.seconds[t].push_back(split.seconds_to[t]);
+      }
+      v.finals.push_back(split.final_accuracy);
+      v.losses.push_back(split.best_loss);
+      for (const GroupAccuracy& g : split.final_groups) {
+        auto it = std::find_if(v.groups.begin(), v.groups.end(),
+                               [&](const auto& kv) { return kv.first == g.key; });
+        if (it == v.groups.end()) it = v.groups.insert(v.groups.end(), {g.key, {}});
+        it->second.push_back(g.accuracy);
+      }
+    }
+  }
+  for (const Values& v : values) {
+    SplitSummary s;
+    s.split = v.split;
+    for (size_t t = 0; t < thresholds.size(); ++t) {
+      s.steps.push_back(spread(v.steps[t]));
+      s.seconds.push_back(spread(v.seconds[t]));
+    }
+    s.final_accuracy = spread(v.finals);
+    s.best_loss = spread(v.losses);
+    for (const auto& [key, accuracies] : v.groups) s.groups.push_back({key, spread(accuracies)});
+    vr.splits.push_back(std::move(s));
+  }
+  return vr;
 }
 
 namespace {
@@ -82,30 +170,21 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress&
 }
 
 VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
-                          double threshold, const std::string& dir, Progress& progress) {
+                          const std::vector<double>& thresholds, const std::string& dir,
+                          Progress& progress) {
   TAPIR_CHECK(seeds >= 1, "seeds must be at least 1, got ", seeds);
-  VariantResult vr;
-  vr.variant = variant;
-  std::vector<double> steps, seconds, finals, losses;
+  std::vector<SeedRun> runs;
   for (int s = 0; s < seeds; ++s) {
     TrainConfig seeded = config;
     seeded.seed = config.seed + static_cast<uint64_t>(s);
     const std::string run_dir = (fs::path(dir) / ("seed-" + std::to_string(seeded.seed))).string();
     train_or_reuse(seeded, run_dir, progress,
                    variant.name + " seed " + std::to_string(seeded.seed));
-    SeedRun run = read_run(run_dir, threshold);
+    SeedRun run = read_run(run_dir, thresholds);
     run.seed = seeded.seed;
-    steps.push_back(run.steps_to);
-    seconds.push_back(run.seconds_to);
-    finals.push_back(run.final_accuracy);
-    losses.push_back(run.best_loss);
-    vr.runs.push_back(std::move(run));
+    runs.push_back(std::move(run));
   }
-  vr.steps = spread(steps);
-  vr.seconds = spread(seconds);
-  vr.final_accuracy = spread(finals);
-  vr.best_loss = spread(losses);
-  return vr;
+  return summarise_variant(variant, std::move(runs), thresholds);
 }
 
 std::vector<VariantResult> run_compare(const CompareOptions& options,
@@ -120,74 +199,9 @@ std::vector<VariantResult> run_compare(const CompareOptions& options,
   std::vector<VariantResult> results;
   for (size_t k = 0; k < configs.size(); ++k)
     results.push_back(run_variant(
-        configs[k], options.variants[k], options.seeds, options.threshold,
+        configs[k], options.variants[k], options.seeds, options.thresholds,
         (fs::path(options.out_dir) / slug(options.variants[k].name)).string(), progress));
   return results;
-}
-
-std::string compare_table_markdown(const std::vector<VariantResult>& results, double threshold) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "| variant | seeds | steps to %.2f: median [IQR] | seconds to %.2f: median | never "
-                "reached | final test acc: median [min, max] | best test loss: median |\n"
-                "|---|---|---|---|---|---|---|\n",
-                threshold, threshold);
-  std::string out = buf;
-  for (const VariantResult& r : results) {
-    const std::string steps = format_steps(r.steps.median) + " [" + format_steps(r.steps.q1) +
-                              ", " + format_steps(r.steps.q3) + "]";
-    std::string secs = "never";
-    if (!std::isinf(r.seconds.median)) {
-      std::snprintf(buf, sizeof buf, "%.1f", r.seconds.median);
-      secs = buf;
-    }
-    std::snprintf(buf, sizeof buf, "| %s | %d | %s | %s | %d of %d | %.4f [%.4f, %.4f] | %.4f |\n",
-                  r.variant.name.c_str(), r.steps.count, steps.c_str(), secs.c_str(), r.steps.never,
-                  r.steps.count, r.final_accuracy.median, r.final_accuracy.min,
-                  r.final_accuracy.max, r.best_loss.median);
-    out += buf;
-  }
-  return out;
-}
-
-std::string compare_json(const std::vector<VariantResult>& results, double threshold) {
-  auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
-  auto spread_json = [&](const Spread& s) {
-    Json j = Json::object();
-    j.set("median", number(s.median));
-    j.set("q1", number(s.q1));
-    j.set("q3", number(s.q3));
-    j.set("min", number(s.min));
-    j.set("max", number(s.max));
-    j.set("count", s.count);
-    j.set("never", s.never);
-    return j;
-  };
-  Json root = Json::object();
-  root.set("threshold", threshold);
-  Json variants = Json::array();
-  for (const VariantResult& r : results) {
-    Json v = Json::object();
-    v.set("variant", r.variant.name);
-    v.set("steps_to_threshold", spread_json(r.steps));
-    v.set("seconds_to_threshold", spread_json(r.seconds));
-    v.set("final_accuracy", spread_json(r.final_accuracy));
-    v.set("best_loss", spread_json(r.best_loss));
-    Json runs = Json::array();
-    for (const SeedRun& run : r.runs) {
-      Json j = Json::object();
-      j.set("seed", static_cast<int64_t>(run.seed));
-      j.set("dir", run.dir);
-      j.set("steps_to_threshold", number(run.steps_to));
-      j.set("final_accuracy", run.final_accuracy);
-      j.set("best_loss", run.best_loss);
-      runs.push_back(j);
-    }
-    v.set("runs", runs);
-    variants.push_back(v);
-  }
-  root.set("variants", variants);
-  return to_json(root, 2) + "\n";
 }
 
 }  // namespace tapir

@@ -22,28 +22,65 @@ struct Variant {
 // (tools/variant_options.h: apply_variant).
 using ApplyVariant = std::function<TrainConfig(const TrainConfig& base, const Variant& variant)>;
 
+// A group's accuracy (by length, depth, digits, ...), key as logged ("12").
+struct GroupAccuracy {
+  std::string key;
+  double accuracy = 0;
+};
+
+// One evaluation split of one run, as its metrics.jsonl logged it.
+struct SplitRun {
+  std::string split;
+  Curve accuracy, loss;                      // over steps
+  std::vector<double> steps_to, seconds_to;  // per threshold; kNever when not reached
+  double final_accuracy = 0, best_loss = 0;
+  std::vector<GroupAccuracy> final_groups;  // the last evaluation's, in logged order
+};
+
 struct SeedRun {
   uint64_t seed = 0;
   std::string dir;
-  Curve accuracy, loss;  // first eval split ("test") over steps
-  double steps_to = kNever, seconds_to = kNever;
-  double final_accuracy = 0, best_loss = 0;
+  std::string group_by;          // "length", ...; empty when the task has no groups
+  std::vector<SplitRun> splits;  // in the task's order: the first is "test"
+  const SplitRun& first() const { return splits.front(); }
+};
+
+// A group's final accuracy over seeds.
+struct GroupSpread {
+  std::string key;
+  Spread accuracy;
+};
+
+// One split of one variant over seeds.
+struct SplitSummary {
+  std::string split;
+  std::vector<Spread> steps, seconds;  // per threshold of the variant
+  Spread final_accuracy, best_loss;
+  std::vector<GroupSpread> groups;  // in logged order; empty for tasks without groups
 };
 
 struct VariantResult {
   Variant variant;
+  std::vector<double> thresholds;
+  std::string group_by;
   std::vector<SeedRun> runs;
-  Spread steps, seconds, final_accuracy, best_loss;
+  std::vector<SplitSummary> splits;  // in the task's order
+  // The first split ("test"): what a comparison is decided on, at thresholds[0].
+  const SplitSummary& first() const { return splits.front(); }
 };
 
 struct CompareOptions {
   TrainConfig base;
   std::vector<Variant> variants;
   int seeds = 5;
-  double threshold = 0.99;
+  std::vector<double> thresholds = {0.99};
   std::string out_dir;
   Progress* progress = nullptr;  // nullptr: train silently
 };
+
+// "0.9,0.99" as thresholds, each in (0, 1] and none twice; fails with one
+// line naming the bad item.
+std::vector<double> parse_thresholds(const std::string& text);
 
 // Trains one run to its configured steps in `dir` as the next run of
 // `progress`: a folder marked complete (a file "finished") is reused, an
@@ -53,15 +90,27 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress&
 // Trains (or reuses) the runs of one configuration over seeds config.seed,
 // config.seed + 1, ..., in dir/seed-N, and summarises them.
 VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
-                          double threshold, const std::string& dir, Progress& progress);
+                          const std::vector<double>& thresholds, const std::string& dir,
+                          Progress& progress);
 // Trains (or reuses) every run, then summarises. Every variant is applied
 // to options.base before the first run trains, so a bad one fails at once.
 std::vector<VariantResult> run_compare(const CompareOptions& options,
                                        const ApplyVariant& apply_variant);
-// Reads one finished run folder's curves (for reports).
-SeedRun read_run(const std::string& dir, double threshold);
+// Reads one finished run folder: every split's curves, and for each
+// threshold the first step (and its wall time) at or above it.
+SeedRun read_run(const std::string& dir, const std::vector<double>& thresholds);
+// Medians and spreads over the runs of one variant, split by split (splits
+// in the order the runs logged them), threshold by threshold, group by group.
+VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> runs,
+                                const std::vector<double>& thresholds);
 
-std::string compare_table_markdown(const std::vector<VariantResult>& results, double threshold);
-std::string compare_json(const std::vector<VariantResult>& results, double threshold);
+// compare.md (also printed): per split a table of the variants, one group
+// of columns per threshold, and for grouped tasks a table of the final
+// accuracy per group. compare.json: the same numbers with their spreads
+// and the per-run values (docs/experiments.md).
+std::string compare_table_markdown(const std::vector<VariantResult>& results,
+                                   const std::vector<double>& thresholds);
+std::string compare_json(const std::vector<VariantResult>& results,
+                         const std::vector<double>& thresholds);
 
 }  // namespace tapir

@@ -36,17 +36,23 @@ std::string page(const std::string& title, const std::string& body) {
          html_escape(title) + "</h1>\n" + body + "</body></html>\n";
 }
 
-// A Markdown pipe table (as tapir writes them) as an HTML table.
+// Markdown as tapir writes it (pipe tables, each after a line of text) as
+// HTML: every table gets its header row, every other line a paragraph.
 std::string markdown_table_html(const std::string& md) {
   std::istringstream in(md);
-  std::string line, out = "<table>\n";
-  bool header = true;
+  std::string line, out;
+  bool in_table = false, header = true;
   while (std::getline(in, line)) {
     if (line.size() < 2 || line[0] != '|') {
-      if (!line.empty()) out += "</table>\n<p>" + html_escape(line) + "</p>\n<table>\n";
+      if (in_table) out += "</table>\n";
+      in_table = false;
+      header = true;
+      if (!line.empty()) out += "<p>" + html_escape(line) + "</p>\n";
       continue;
     }
     if (line.find("---") != std::string::npos) continue;
+    if (!in_table) out += "<table>\n";
+    in_table = true;
     out += "<tr>";
     std::stringstream cells(line.substr(1));
     std::string cell;
@@ -58,7 +64,7 @@ std::string markdown_table_html(const std::string& md) {
     out += "</tr>\n";
     header = false;
   }
-  return out + "</table>\n";
+  return in_table ? out + "</table>\n" : out;
 }
 
 struct Metrics {
@@ -140,10 +146,14 @@ std::string compare_section(const std::string& dir) {
   std::string body = "<h2>Comparison</h2>\n" +
                      markdown_table_html(read_file((fs::path(dir) / "compare.md").string()));
   const Json j = parse_json(read_file((fs::path(dir) / "compare.json").string()));
-  const double threshold = j.at("threshold").as_double();
+  // The curves of the first evaluation split: the one a comparison is decided on.
+  const Json* splits = j.find("splits");
+  const std::string split = splits != nullptr && splits->size() > 0
+                                ? splits->as_array().front().as_string()
+                                : std::string("test");
   SvgPanel acc, loss;
-  acc.title = "test accuracy (median, band: min to max over seeds)";
-  loss.title = "test loss (median, band: min to max over seeds)";
+  acc.title = split + " accuracy (median, band: min to max over seeds)";
+  loss.title = split + " loss (median, band: min to max over seeds)";
   acc.x_label = loss.x_label = "step";
   acc.y_label = "accuracy";
   loss.y_label = "loss";
@@ -151,9 +161,9 @@ std::string compare_section(const std::string& dir) {
   for (const Json& v : j.at("variants").as_array()) {
     std::vector<Curve> accs, losses;
     for (const Json& run : v.at("runs").as_array()) {
-      SeedRun r = read_run(run.at("dir").as_string(), threshold);
-      accs.push_back(r.accuracy);
-      losses.push_back(r.loss);
+      const SeedRun r = read_run(run.at("dir").as_string(), {});
+      accs.push_back(r.first().accuracy);
+      losses.push_back(r.first().loss);
     }
     for (auto [panel, curves] : {std::pair{&acc, &accs}, std::pair{&loss, &losses}}) {
       const Band b = band(*curves);

@@ -63,9 +63,10 @@ std::string ensure_search(const TransferOptions& o, const std::string& task, Pro
 
 double relative_value(const std::string& metric, const VariantResult& cell,
                       const VariantResult& baseline) {
-  if (metric == "accuracy") return cell.final_accuracy.median - baseline.final_accuracy.median;
+  if (metric == "accuracy")
+    return cell.first().final_accuracy.median - baseline.first().final_accuracy.median;
   // steps: the speed-up, baseline steps / cell steps (> 1: faster than baseline).
-  const double b = baseline.steps.median, c = cell.steps.median;
+  const double b = baseline.first().steps.front().median, c = cell.first().steps.front().median;
   if (std::isinf(c)) return std::isinf(b) ? std::nan("") : 0.0;
   if (std::isinf(b)) return INFINITY;
   return b / c;
@@ -101,7 +102,7 @@ TransferResult run_transfer(const TransferOptions& o) {
     c.model.mlp_act = MlpAct::gelu;
     c.model.attn = AttentionKind::softmax;
     r.baselines.push_back(
-        run_variant(c, Variant{cat("baseline/", task), {}}, o.seeds, o.threshold,
+        run_variant(c, Variant{cat("baseline/", task), {}}, o.seeds, {o.threshold},
                     (fs::path(o.out_dir) / "cells" / cat("baseline-", task)).string(), progress));
   }
   for (size_t row = 0; row < o.tasks.size(); ++row) {
@@ -115,7 +116,7 @@ TransferResult run_transfer(const TransferOptions& o) {
           (fs::path(o.out_dir) / "cells" / ("arch-" + o.tasks[row] + "-on-" + o.tasks[col]))
               .string();
       r.cells.back().push_back(
-          run_variant(c, Variant{name, {}}, o.seeds, o.threshold, dir, progress));
+          run_variant(c, Variant{name, {}}, o.seeds, {o.threshold}, dir, progress));
       r.relative.back().push_back(
           relative_value(o.metric, r.cells.back().back(), r.baselines[col]));
     }
@@ -143,9 +144,10 @@ std::string transfer_markdown(const TransferResult& r) {
   char buf[64];
   for (const VariantResult& b : r.baselines) {
     if (r.metric == "accuracy")
-      std::snprintf(buf, sizeof buf, " %.3f |", b.final_accuracy.median);
+      std::snprintf(buf, sizeof buf, " %.3f |", b.first().final_accuracy.median);
     else
-      std::snprintf(buf, sizeof buf, " %s steps |", format_steps(b.steps.median).c_str());
+      std::snprintf(buf, sizeof buf, " %s steps |",
+                    format_steps(b.first().steps.front().median).c_str());
     out += buf;
   }
   return out + "\n";
@@ -167,9 +169,9 @@ std::string transfer_json(const TransferResult& r) {
   Json base = Json::array();
   for (const VariantResult& b : r.baselines) {
     Json j = Json::object();
-    j.set("final_accuracy", b.final_accuracy.median);
-    j.set("steps_to_threshold",
-          std::isfinite(b.steps.median) ? Json(b.steps.median) : Json(nullptr));
+    const double steps = b.first().steps.front().median;
+    j.set("final_accuracy", b.first().final_accuracy.median);
+    j.set("steps_to_threshold", std::isfinite(steps) ? Json(steps) : Json(nullptr));
     base.push_back(j);
   }
   root.set("baselines", base);

@@ -1,13 +1,23 @@
-// Variants of `tapir compare` (tools/variant_options.h): specs become train options
-// applied over the base configuration, flags included, and a bad spec fails
-// with a message naming it.
+// `tapir compare`. Variants (tools/variant_options.h): specs become train
+// options applied over the base configuration, flags included, and a bad spec
+// fails with a message naming it. Summaries (lab/compare.h): run folders with
+// hand-written metrics.jsonl files, read split by split, threshold by
+// threshold and group by group, and written as compare.md and compare.json.
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
 
 #include "engine/error.h"
+#include "engine/file_io.h"
+#include "engine/json.h"
 #include "lab/compare.h"
+#include "tools/commands.h"
 #include "tools/variant_options.h"
 
 using namespace tapir;
+namespace fs = std::filesystem;
 
 TEST_CASE("a variant's items are train options over the base configuration") {
   TrainConfig base;
@@ -49,4 +59,281 @@ TEST_CASE("a bad variant fails naming the variant") {
                        doctest::Contains("variant 'no-such-option=1'"), Error);
   CHECK_THROWS_WITH_AS(apply_variant(base, parse_variant("width=wide")),
                        doctest::Contains("variant 'width=wide'"), Error);
+}
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("tapir_test_compare_" + std::to_string(getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string folder(const std::string& name) const {
+    fs::create_directories(path / name);
+    return (path / name).string();
+  }
+};
+
+// One metrics.jsonl line as the trainer writes it (the fields the comparison
+// reads, and a few it does not); groups as {"key": accuracy}.
+std::string metrics_line(const std::string& split, int step, double accuracy, double loss,
+                         double wall_s, const std::vector<std::pair<std::string, double>>& groups) {
+  Json line = Json::object();
+  line.set("step", step);
+  line.set("split", split);
+  line.set("loss", loss);
+  line.set("accuracy", accuracy);
+  line.set("token_accuracy", accuracy);
+  line.set("wall_s", wall_s);
+  if (!groups.empty()) {
+    Json g = Json::object();
+    for (const auto& [key, acc] : groups)
+      g.set(key, Json::object()
+                     .set("examples", 8)
+                     .set("accuracy", acc)
+                     .set("token_accuracy", acc)
+                     .set("loss", 1.0 - acc));
+    line.set("group_by", "length");
+    line.set("groups", g);
+  }
+  return to_json(line) + "\n";
+}
+
+// Accuracy and loss of one split at steps 100, 200, 300, ...
+struct Logged {
+  std::vector<double> accuracy, loss;
+  std::vector<std::pair<std::string, double>> final_groups;  // at the last step
+};
+
+// A run folder whose test and test_long splits were evaluated every 100
+// steps (wall time step / 100 + offset seconds). Groups before the last
+// evaluation read 0.125, so that only the last one's can give the medians.
+std::string write_run(const TempDir& tmp, const std::string& name, const Logged& test,
+                      const Logged& test_long, double offset) {
+  const std::string dir = tmp.folder(name);
+  std::string text;
+  for (size_t i = 0; i < test.accuracy.size(); ++i) {
+    const int step = 100 * static_cast<int>(i + 1);
+    const bool last = i + 1 == test.accuracy.size();
+    for (const auto* logged : {&test, &test_long}) {
+      std::vector<std::pair<std::string, double>> groups = logged->final_groups;
+      if (!last)
+        for (auto& g : groups) g.second = 0.125;
+      text += metrics_line(logged == &test ? "test" : "test_long", step, logged->accuracy[i],
+                           logged->loss[i], step / 100.0 + offset, groups);
+    }
+  }
+  write_file_atomic((fs::path(dir) / "metrics.jsonl").string(), text);
+  return dir;
+}
+
+// Variant A: three seeds; variant B: one seed, without length 10 on test_long.
+std::vector<VariantResult> summarised(const TempDir& tmp, const std::vector<double>& thresholds) {
+  std::vector<SeedRun> a;
+  a.push_back(read_run(
+      write_run(tmp, "a0", {{0.2, 0.6, 0.95}, {0.8, 0.4, 0.05}, {{"1", 1.0}, {"2", 0.9}}},
+                {{0.1, 0.3, 0.55}, {2.0, 1.5, 1.6}, {{"3", 1.0}, {"4", 0.5}, {"10", 0.0}}}, 0),
+      thresholds));
+  a.push_back(read_run(
+      write_run(tmp, "a1", {{0.5, 0.8, 0.85}, {0.5, 0.2, 0.15}, {{"1", 1.0}, {"2", 0.7}}},
+                {{0.0, 0.2, 0.4}, {2.5, 2.0, 1.8}, {{"3", 0.5}, {"4", 0.5}, {"10", 0.25}}}, 1),
+      thresholds));
+  a.push_back(read_run(
+      write_run(tmp, "a2", {{0.3, 0.9, 0.99}, {0.7, 0.1, 0.01}, {{"1", 1.0}, {"2", 0.98}}},
+                {{0.1, 0.45, 0.92}, {2.2, 1.2, 0.3}, {{"3", 0.75}, {"4", 1.0}, {"10", 0.5}}}, 2),
+      thresholds));
+  std::vector<SeedRun> b;
+  b.push_back(read_run(write_run(tmp, "b0", {{0.9, 1.0}, {0.1, 0.0}, {{"1", 1.0}, {"2", 1.0}}},
+                                 {{0.2, 0.6}, {1.0, 0.9}, {{"3", 0.75}, {"4", 0.5}}}, 0),
+                       thresholds));
+  return {summarise_variant(Variant{"A", {}}, a, thresholds),
+          summarise_variant(Variant{"B", {}}, b, thresholds)};
+}
+
+void check_spread(const Spread& s, double median, double q1, double q3, int never, int count) {
+  CHECK(s.median == median);
+  CHECK(s.q1 == q1);
+  CHECK(s.q3 == q3);
+  CHECK(s.never == never);
+  CHECK(s.count == count);
+}
+
+}  // namespace
+
+TEST_CASE("a comparison summarises every split, threshold by threshold and group by group") {
+  TempDir tmp;
+  const std::vector<VariantResult> results = summarised(tmp, {0.5, 0.9});
+  const VariantResult& a = results[0];
+  CHECK(a.group_by == "length");
+  CHECK(a.thresholds == std::vector<double>{0.5, 0.9});
+  REQUIRE(a.splits.size() == 2);
+  CHECK(a.first().split == "test");
+  CHECK(a.splits[1].split == "test_long");
+
+  // One run's own numbers: steps and seconds per threshold, last groups.
+  const SplitRun& run = a.runs[1].splits[1];  // seed 1, test_long
+  CHECK(run.steps_to == std::vector<double>{kNever, kNever});
+  CHECK(run.final_accuracy == 0.4);
+  CHECK(run.best_loss == 1.8);
+  REQUIRE(run.final_groups.size() == 3);
+  CHECK(run.final_groups[2].key == "10");
+  CHECK(run.final_groups[2].accuracy == 0.25);
+  CHECK(a.runs[2].first().steps_to == std::vector<double>{200, 200});
+  CHECK(a.runs[2].first().seconds_to == std::vector<double>{4, 4});
+
+  // test: reached 0.5 at 200, 100, 200; 0.9 at 300, never, 200.
+  const SplitSummary& test = a.splits[0];
+  check_spread(test.steps[0], 200, 150, 200, 0, 3);
+  check_spread(test.seconds[0], 2, 2, 3, 0, 3);
+  check_spread(test.steps[1], 300, 250, kNever, 1, 3);
+  check_spread(test.seconds[1], 4, 3.5, kNever, 1, 3);
+  CHECK(test.final_accuracy.median == 0.95);
+  CHECK(test.final_accuracy.min == 0.85);
+  CHECK(test.final_accuracy.max == 0.99);
+  CHECK(test.best_loss.median == 0.05);
+  REQUIRE(test.groups.size() == 2);
+  CHECK(test.groups[1].key == "2");
+  CHECK(test.groups[1].accuracy.median == 0.9);
+
+  // test_long: 0.5 at 300, never, 300; 0.9 only by seed 2, at 300.
+  const SplitSummary& long_split = a.splits[1];
+  check_spread(long_split.steps[0], 300, 300, kNever, 1, 3);
+  check_spread(long_split.seconds[0], 5, 4, kNever, 1, 3);
+  check_spread(long_split.steps[1], kNever, kNever, kNever, 2, 3);
+  CHECK(long_split.steps[1].min == 300);
+  CHECK(long_split.final_accuracy.median == 0.55);
+  CHECK(long_split.best_loss.median == 1.5);
+  // Groups in the order logged (not as sorted text), medians of the last evaluation.
+  REQUIRE(long_split.groups.size() == 3);
+  CHECK(long_split.groups[0].key == "3");
+  CHECK(long_split.groups[1].key == "4");
+  CHECK(long_split.groups[2].key == "10");
+  CHECK(long_split.groups[0].accuracy.median == 0.75);
+  CHECK(long_split.groups[1].accuracy.median == 0.5);
+  CHECK(long_split.groups[2].accuracy.median == 0.25);
+  CHECK(long_split.groups[2].accuracy.min == 0.0);
+  CHECK(long_split.groups[2].accuracy.max == 0.5);
+
+  const VariantResult& b = results[1];
+  check_spread(b.splits[1].steps[0], 200, 200, 200, 0, 1);
+  check_spread(b.splits[1].steps[1], kNever, kNever, kNever, 1, 1);
+  CHECK(b.splits[1].groups.size() == 2);
+}
+
+TEST_CASE("compare.md has a table per split with columns per threshold, and group tables") {
+  TempDir tmp;
+  const std::string md = compare_table_markdown(summarised(tmp, {0.5, 0.9}), {0.5, 0.9});
+  const std::string test_table =
+      "Split test (the first evaluation split):\n\n"
+      "| variant | seeds | steps to 0.50: median [IQR] | seconds to 0.50: median | never reached "
+      "0.50 | steps to 0.90: median [IQR] | seconds to 0.90: median | never reached 0.90 | final "
+      "test acc: median [min, max] | best test loss: median |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n"
+      "| A | 3 | 200 [150, 200] | 2.0 | 0 of 3 | 300 [250, never] | 4.0 | 1 of 3 | 0.9500 "
+      "[0.8500, 0.9900] | 0.0500 |\n"
+      "| B | 1 | 100 [100, 100] | 1.0 | 0 of 1 | 100 [100, 100] | 1.0 | 0 of 1 | 1.0000 "
+      "[1.0000, 1.0000] | 0.0000 |\n";
+  CHECK(md.rfind(test_table, 0) == 0);
+  CHECK(md.find("\nSplit test_long:\n\n") != std::string::npos);
+  CHECK(md.find("| A | 3 | 300 [300, never] | 5.0 | 1 of 3 | never [never, never] | never | 2 of 3 "
+                "| 0.5500 [0.4000, 0.9200] | 1.5000 |\n") != std::string::npos);
+  CHECK(md.find("| B | 1 | 200 [200, 200] | 2.0 | 0 of 1 | never [never, never] | never | 1 of 1 "
+                "| 0.6000 [0.6000, 0.6000] | 0.9000 |\n") != std::string::npos);
+  CHECK(md.find("\nSplit test_long, final accuracy by length (median over seeds):\n\n"
+                "| length | A | B |\n|---|---|---|\n"
+                "| 3 | 0.7500 | 0.7500 |\n| 4 | 0.5000 | 0.5000 |\n| 10 | 0.2500 | - |\n") !=
+        std::string::npos);
+  CHECK(md.find("| 2 | 0.9000 | 1.0000 |\n") != std::string::npos);  // test by length
+  // The split tables come in the task's order.
+  CHECK(md.find("Split test_long:") < md.find("Split test_long, final accuracy"));
+}
+
+TEST_CASE("compare.json carries every split, threshold and group, and the per-run values") {
+  TempDir tmp;
+  const Json j = parse_json(compare_json(summarised(tmp, {0.5, 0.9}), {0.5, 0.9}));
+  CHECK(j.at("threshold").as_double() == 0.5);
+  CHECK(j.at("thresholds") == parse_json("[0.5, 0.9]"));
+  CHECK(j.at("splits") == parse_json(R"(["test", "test_long"])"));
+  CHECK(j.at("group_by").as_string() == "length");
+  const Json& a = j.at("variants").as_array()[0];
+  CHECK(a.at("variant").as_string() == "A");
+  // The first split at the first threshold, where one-threshold readers look.
+  CHECK(a.at("steps_to_threshold").at("median").as_double() == 200);
+  CHECK(a.at("final_accuracy").at("median").as_double() == 0.95);
+  const Json& test = a.at("splits").at("test");
+  CHECK(test.at("thresholds").as_array()[1].at("threshold").as_double() == 0.9);
+  const Json& steps_09 = test.at("thresholds").as_array()[1].at("steps_to_threshold");
+  CHECK(steps_09.at("median").as_double() == 300);
+  CHECK(steps_09.at("q3").is_null());  // never reached: +infinity, written as null
+  CHECK(steps_09.at("never").as_int() == 1);
+  CHECK(test.at("thresholds").as_array()[0].at("seconds_to_threshold").at("q3").as_double() == 3);
+  const Json& long_split = a.at("splits").at("test_long");
+  CHECK(long_split.at("thresholds").as_array()[1].at("steps_to_threshold").at("never").as_int() ==
+        2);
+  CHECK(long_split.at("final_accuracy").at("median").as_double() == 0.55);
+  const Json& groups = long_split.at("groups");
+  REQUIRE(groups.size() == 3);
+  CHECK(groups.as_object()[2].first == "10");
+  CHECK(groups.at("10").at("median").as_double() == 0.25);
+  CHECK(groups.at("3").at("count").as_int() == 3);
+
+  const Json& runs = a.at("runs");
+  REQUIRE(runs.size() == 3);
+  const Json& run1 = runs.as_array()[1];
+  CHECK(run1.at("steps_to_threshold").as_double() == 100);
+  CHECK(run1.at("final_accuracy").as_double() == 0.85);
+  const Json& run1_steps = run1.at("splits").at("test").at("steps_to_threshold");
+  REQUIRE(run1_steps.size() == 2);
+  CHECK(run1_steps.as_array()[0].as_double() == 100);
+  CHECK(run1_steps.as_array()[1].is_null());
+  CHECK(run1.at("splits").at("test_long").at("groups").at("10").as_double() == 0.25);
+  CHECK(run1.at("splits").at("test_long").at("seconds_to_threshold") == parse_json("[null, null]"));
+  CHECK(j.at("variants").as_array()[1].at("splits").at("test_long").at("groups").find("10") ==
+        nullptr);
+}
+
+TEST_CASE("one threshold gives the first split's numbers of the several-threshold comparison") {
+  TempDir tmp;
+  const std::vector<VariantResult> one = summarised(tmp, {0.9});
+  const std::vector<VariantResult> two = summarised(tmp, {0.5, 0.9});
+  for (size_t v = 0; v < one.size(); ++v)
+    for (size_t k = 0; k < one[v].splits.size(); ++k) {
+      CHECK(one[v].splits[k].steps[0].median == two[v].splits[k].steps[1].median);
+      CHECK(one[v].splits[k].seconds[0].q1 == two[v].splits[k].seconds[1].q1);
+    }
+  CHECK(parse_json(compare_json(one, {0.9})).at("thresholds") == parse_json("[0.9]"));
+  CHECK(compare_table_markdown(one, {0.9}).find("| A | 3 | 300 [250, never] | 4.0 | 1 of 3 |") !=
+        std::string::npos);
+}
+
+TEST_CASE("thresholds are a comma list of accuracies in (0, 1], none twice") {
+  CHECK(parse_thresholds("0.99") == std::vector<double>{0.99});
+  CHECK(parse_thresholds("0.9,0.99,1") == std::vector<double>{0.9, 0.99, 1.0});
+  CHECK_THROWS_WITH_AS(parse_thresholds("0.9,1.5"), doctest::Contains("1.5 is not an accuracy"),
+                       Error);
+  CHECK_THROWS_WITH_AS(parse_thresholds("0"), doctest::Contains("0 is not an accuracy in (0, 1]"),
+                       Error);
+  CHECK_THROWS_AS(parse_thresholds("-0.5"), Error);
+  CHECK_THROWS_WITH_AS(parse_thresholds("0.9,,0.99"),
+                       doctest::Contains("comma-separated list of numbers"), Error);
+  CHECK_THROWS_AS(parse_thresholds("high"), Error);
+  CHECK_THROWS_AS(parse_thresholds(""), Error);
+  CHECK_THROWS_WITH_AS(parse_thresholds("0.9,0.9"), doctest::Contains("0.9 is listed twice"),
+                       Error);
+}
+
+TEST_CASE("tapir compare refuses a bad threshold list before it trains") {
+  TempDir tmp;
+  const std::string out = (tmp.path / "cmp").string();
+  CLI::App app;
+  Command compare = add_compare_command(app);
+  std::vector<std::string> args = {out,       "--out", "0.5,2",  "--threshold", "1",
+                                   "--steps", "copy",  "--task", "compare"};  // reversed for CLI11
+  app.parse(args);
+  CHECK_THROWS_WITH_AS(compare.run(), doctest::Contains("--threshold: 2 is not an accuracy"),
+                       Error);
+  CHECK_FALSE(fs::exists(out));
 }

@@ -51,9 +51,14 @@ void check_same(const VariantResult& a, const VariantResult& b) {
   CAPTURE(a.variant.name);
   REQUIRE(a.runs.size() == b.runs.size());
   for (size_t s = 0; s < a.runs.size(); ++s) {
-    CHECK(a.runs[s].steps_to == b.runs[s].steps_to);
-    CHECK(a.runs[s].final_accuracy == b.runs[s].final_accuracy);
-    CHECK(a.runs[s].best_loss == b.runs[s].best_loss);
+    REQUIRE(a.runs[s].splits.size() == b.runs[s].splits.size());
+    for (size_t k = 0; k < a.runs[s].splits.size(); ++k) {
+      const SplitRun &x = a.runs[s].splits[k], &y = b.runs[s].splits[k];
+      CHECK(x.split == y.split);
+      CHECK(x.steps_to == y.steps_to);
+      CHECK(x.final_accuracy == y.final_accuracy);
+      CHECK(x.best_loss == y.best_loss);
+    }
   }
 }
 

@@ -1,0 +1,235 @@
+// The written form of a comparison (lab/compare.h): compare.md, which is
+// also what `tapir compare` prints, and compare.json.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine/json.h"
+#include "lab/compare.h"
+
+namespace tapir {
+
+namespace {
+
+// 0.99 -> "0.99", 0.9 -> "0.90", 0.995 -> "0.995": two decimals unless the
+// threshold needs more.
+std::string threshold_text(double threshold) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", threshold);
+  if (std::strtod(buf, nullptr) != threshold) std::snprintf(buf, sizeof buf, "%g", threshold);
+  return buf;
+}
+
+// Every split any variant logged, in the order the variants logged them.
+std::vector<std::string> all_splits(const std::vector<VariantResult>& results) {
+  std::vector<std::string> names;
+  for (const VariantResult& r : results)
+    for (const SplitSummary& s : r.splits)
+      if (std::find(names.begin(), names.end(), s.split) == names.end()) names.push_back(s.split);
+  return names;
+}
+
+const SplitSummary* find_split(const VariantResult& r, const std::string& split) {
+  for (const SplitSummary& s : r.splits)
+    if (s.split == split) return &s;
+  return nullptr;
+}
+
+std::string split_table(const std::vector<VariantResult>& results, const std::string& split,
+                        const std::vector<double>& thresholds) {
+  std::string out = "| variant | seeds |", rule = "|---|---|";
+  for (double t : thresholds) {
+    const std::string text = threshold_text(t);
+    out += " steps to " + text + ": median [IQR] | seconds to " + text +
+           ": median | never reached " + text + " |";
+    rule += "---|---|---|";
+  }
+  out += " final " + split + " acc: median [min, max] | best " + split + " loss: median |\n";
+  out += rule + "---|---|\n";
+  char buf[256];
+  for (const VariantResult& r : results) {
+    const SplitSummary* s = find_split(r, split);
+    if (s == nullptr) continue;
+    out += "| " + r.variant.name + " | " + std::to_string(s->final_accuracy.count) + " |";
+    for (size_t t = 0; t < thresholds.size(); ++t) {
+      const Spread& steps = s->steps[t];
+      out += " " + format_steps(steps.median) + " [" + format_steps(steps.q1) + ", " +
+             format_steps(steps.q3) + "] |";
+      if (std::isinf(s->seconds[t].median))
+        out += " never |";
+      else {
+        std::snprintf(buf, sizeof buf, " %.1f |", s->seconds[t].median);
+        out += buf;
+      }
+      out += " " + std::to_string(steps.never) + " of " + std::to_string(steps.count) + " |";
+    }
+    std::snprintf(buf, sizeof buf, " %.4f [%.4f, %.4f] | %.4f |\n", s->final_accuracy.median,
+                  s->final_accuracy.min, s->final_accuracy.max, s->best_loss.median);
+    out += buf;
+  }
+  return out;
+}
+
+// One row per group key, one column per variant: the final accuracy's
+// median over seeds, "-" where a variant has no such group. "" when no
+// variant logged groups for the split.
+std::string groups_table(const std::vector<VariantResult>& results, const std::string& split) {
+  std::vector<std::string> keys;
+  std::string group_by;
+  for (const VariantResult& r : results)
+    if (const SplitSummary* s = find_split(r, split))
+      for (const GroupSpread& g : s->groups) {
+        if (group_by.empty()) group_by = r.group_by;
+        if (std::find(keys.begin(), keys.end(), g.key) == keys.end()) keys.push_back(g.key);
+      }
+  if (keys.empty()) return "";
+  std::string out = "| " + group_by + " |", rule = "|---|";
+  for (const VariantResult& r : results) {
+    out += " " + r.variant.name + " |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  char buf[32];
+  for (const std::string& key : keys) {
+    out += "| " + key + " |";
+    for (const VariantResult& r : results) {
+      const SplitSummary* s = find_split(r, split);
+      std::string cell = "-";
+      for (const GroupSpread& g : s ? s->groups : std::vector<GroupSpread>{})
+        if (g.key == key) {
+          std::snprintf(buf, sizeof buf, "%.4f", g.accuracy.median);
+          cell = buf;
+        }
+      out += " " + cell + " |";
+    }
+    out += "\n";
+  }
+  return "\nSplit " + split + ", final accuracy by " + group_by + " (median over seeds):\n\n" + out;
+}
+
+Json number(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+
+Json spread_json(const Spread& s) {
+  Json j = Json::object();
+  j.set("median", number(s.median));
+  j.set("q1", number(s.q1));
+  j.set("q3", number(s.q3));
+  j.set("min", number(s.min));
+  j.set("max", number(s.max));
+  j.set("count", s.count);
+  j.set("never", s.never);
+  return j;
+}
+
+Json numbers(const std::vector<double>& values) {
+  Json j = Json::array();
+  for (double v : values) j.push_back(number(v));
+  return j;
+}
+
+Json split_summary_json(const SplitSummary& s, const std::vector<double>& thresholds) {
+  Json j = Json::object();
+  Json per_threshold = Json::array();
+  for (size_t t = 0; t < thresholds.size(); ++t)
+    per_threshold.push_back(Json::object()
+                                .set("threshold", thresholds[t])
+                                .set("steps_to_threshold", spread_json(s.steps[t]))
+                                .set("seconds_to_threshold", spread_json(s.seconds[t])));
+  j.set("thresholds", per_threshold);
+  j.set("final_accuracy", spread_json(s.final_accuracy));
+  j.set("best_loss", spread_json(s.best_loss));
+  if (!s.groups.empty()) {
+    Json groups = Json::object();
+    for (const GroupSpread& g : s.groups) groups.set(g.key, spread_json(g.accuracy));
+    j.set("groups", groups);
+  }
+  return j;
+}
+
+Json split_run_json(const SplitRun& s) {
+  Json j = Json::object();
+  j.set("steps_to_threshold", numbers(s.steps_to));
+  j.set("seconds_to_threshold", numbers(s.seconds_to));
+  j.set("final_accuracy", s.final_accuracy);
+  j.set("best_loss", s.best_loss);
+  if (!s.final_groups.empty()) {
+    Json groups = Json::object();
+    for (const GroupAccuracy& g : s.final_groups) groups.set(g.key, g.accuracy);
+    j.set("groups", groups);
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string compare_table_markdown(const std::vector<VariantResult>& results,
+                                   const std::vector<double>& thresholds) {
+  for (const VariantResult& r : results)
+    TAPIR_CHECK(r.thresholds == thresholds, "variant ", r.variant.name,
+                " was summarised at other thresholds");
+  std::string out;
+  const std::vector<std::string> splits = all_splits(results);
+  for (size_t k = 0; k < splits.size(); ++k) {
+    out += (k == 0 ? "Split " : "\nSplit ") + splits[k] +
+           (k == 0 && splits.size() > 1 ? " (the first evaluation split):\n\n" : ":\n\n");
+    out += split_table(results, splits[k], thresholds);
+    out += groups_table(results, splits[k]);
+  }
+  return out;
+}
+
+std::string compare_json(const std::vector<VariantResult>& results,
+                         const std::vector<double>& thresholds) {
+  TAPIR_CHECK(!thresholds.empty(), "compare needs at least one threshold");
+  for (const VariantResult& r : results)
+    TAPIR_CHECK(r.thresholds == thresholds, "variant ", r.variant.name,
+                " was summarised at other thresholds");
+  Json root = Json::object();
+  root.set("threshold", thresholds.front());  // the one the top-level numbers use
+  root.set("thresholds", numbers(thresholds));
+  Json split_names = Json::array();
+  for (const std::string& s : all_splits(results)) split_names.push_back(s);
+  root.set("splits", split_names);
+  for (const VariantResult& r : results)
+    if (!r.group_by.empty()) {
+      root.set("group_by", r.group_by);
+      break;
+    }
+  Json variants = Json::array();
+  for (const VariantResult& r : results) {
+    Json v = Json::object();
+    v.set("variant", r.variant.name);
+    // The first split at the first threshold, as a one-threshold comparison
+    // has always written them.
+    const SplitSummary& first = r.first();
+    v.set("steps_to_threshold", spread_json(first.steps.front()));
+    v.set("seconds_to_threshold", spread_json(first.seconds.front()));
+    v.set("final_accuracy", spread_json(first.final_accuracy));
+    v.set("best_loss", spread_json(first.best_loss));
+    Json splits = Json::object();
+    for (const SplitSummary& s : r.splits) splits.set(s.split, split_summary_json(s, thresholds));
+    v.set("splits", splits);
+    Json runs = Json::array();
+    for (const SeedRun& run : r.runs) {
+      Json j = Json::object();
+      j.set("seed", static_cast<int64_t>(run.seed));
+      j.set("dir", run.dir);
+      j.set("steps_to_threshold", number(run.first().steps_to.front()));
+      j.set("final_accuracy", run.first().final_accuracy);
+      j.set("best_loss", run.first().best_loss);
+      Json run_splits = Json::object();
+      for (const SplitRun& s : run.splits) run_splits.set(s.split, split_run_json(s));
+      j.set("splits", run_splits);
+      runs.push_back(j);
+    }
+    v.set("runs", runs);
+    variants.push_back(v);
+  }
+  root.set("variants", variants);
+  return to_json(root, 2) + "\n";
+}
+
+}  // namespace tapir
