@@ -9,6 +9,7 @@
 #include "engine/json.h"
 #include "lab/progress.h"
 #include "lab/svg.h"
+#include "optim/recommend.h"
 #include "optim/search.h"
 
 namespace tapir {
@@ -19,12 +20,13 @@ namespace {
 
 // A task's configuration: the shared model and loop settings, the task's own
 // default options (options of one task mean nothing to another).
-TrainConfig for_task(const TrainConfig& base, const std::string& task) {
-  TrainConfig c = base;
+TrainConfig for_task(const TransferOptions& o, const std::string& task) {
+  TrainConfig c = o.base;
   c.task = task;
   c.task_options = TaskOptions();
   c.model.context = 0;
   c.arch_file.clear();
+  if (o.given) apply_recommended(c, o.given);
   return c;
 }
 
@@ -52,7 +54,7 @@ std::string ensure_search(const TransferOptions& o, const std::string& task, Pro
   }
   fs::remove_all(dir);  // an interrupted search starts over
   SearchConfig s;
-  s.base = for_task(o.base, task);
+  s.base = for_task(o, task);
   s.models = o.models;
   s.steps = o.search_steps;
   s.stagger = o.stagger;
@@ -98,7 +100,7 @@ TransferResult run_transfer(const TransferOptions& o) {
   for (const std::string& task : o.tasks) archs.push_back(ensure_search(o, task, progress));
   for (const std::string& task : o.tasks) {
     // The baseline: GeLU and softmax, everything else the same.
-    TrainConfig c = for_task(o.base, task);
+    TrainConfig c = for_task(o, task);
     c.model.mlp_act = MlpAct::gelu;
     c.model.attn = AttentionKind::softmax;
     r.baselines.push_back(
@@ -109,7 +111,7 @@ TransferResult run_transfer(const TransferOptions& o) {
     r.cells.emplace_back();
     r.relative.emplace_back();
     for (size_t col = 0; col < o.tasks.size(); ++col) {
-      TrainConfig c = for_task(o.base, o.tasks[col]);
+      TrainConfig c = for_task(o, o.tasks[col]);
       c.arch_file = archs[row];
       const std::string name = cat(o.tasks[row], "->", o.tasks[col]);
       const std::string dir =

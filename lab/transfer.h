@@ -3,6 +3,7 @@
 // Sits in lab/, on optim/ and lab/compare.h; the command is
 // tools/cmd_transfer.cpp.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct TransferOptions {
   std::string metric = "accuracy";  // accuracy | steps
   std::string out_dir;
   Progress* progress = nullptr;  // nullptr: train silently
+  // Whether the user gave a training flag; each task's recommended settings
+  // (optim/recommend.h) apply to the flags not given. Null: none apply.
+  std::function<bool(const std::string&)> given;
 };
 
 struct TransferResult {

@@ -187,17 +187,18 @@ std::vector<TaskSpec> task_registry() {
   return specs;
 }
 
-std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& options) {
+const TaskSpec& task_spec(const std::string& name) {
+  for (const TaskSpec& spec : registry_storage())
+    if (spec.name == name) return spec;
   std::string known;
-  for (const TaskSpec& spec : task_registry()) {
-    if (spec.name == name) {
-      std::unique_ptr<Task> task = spec.make(options);
-      options.check_all_used(name);
-      return task;
-    }
-    known += (known.empty() ? "" : ", ") + spec.name;
-  }
+  for (const TaskSpec& spec : task_registry()) known += (known.empty() ? "" : ", ") + spec.name;
   fail("unknown task '", name, "' (known: ", known, ")");
+}
+
+std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& options) {
+  std::unique_ptr<Task> task = task_spec(name).make(options);
+  options.check_all_used(name);
+  return task;
 }
 
 }  // namespace tapir

@@ -154,14 +154,26 @@ class TaskOptions {
 // "0.5,1,2" -> {0.5, 1, 2}; fails naming `what` on an empty list or a bad number.
 std::vector<double> parse_double_list(std::string_view text, const std::string& what);
 
+// A training setting a task recommends, as the command-line flag and its
+// value ("--lr", "3e-3"): what the task needs to learn within a short run
+// where train's defaults do not get there. Commands that train apply it
+// unless the flag was given (optim/recommend.h).
+struct TaskSetting {
+  std::string flag;
+  std::string value;
+};
+
 struct TaskSpec {
   std::string name;
   std::string summary;  // one line for `tapir tasks list`
   std::unique_ptr<Task> (*make)(const TaskOptions&);
+  std::vector<TaskSetting> recommended;
 };
 // Every task, sorted by name. Tasks register themselves with
 // TAPIR_REGISTER_TASK in their own file.
 std::vector<TaskSpec> task_registry();
+// The registered task called `name`; fails naming the known ones.
+const TaskSpec& task_spec(const std::string& name);
 // Builds a task; fails on an unknown name or an option the task does not know.
 std::unique_ptr<Task> make_task(const std::string& name, const TaskOptions& options);
 
@@ -174,7 +186,9 @@ std::unique_ptr<Task> make_task_of(const TaskOptions& options) {
 struct TaskRegistrar {
   explicit TaskRegistrar(TaskSpec spec);
 };
-#define TAPIR_REGISTER_TASK(var, name, summary, make_fn) \
-  static const ::tapir::TaskRegistrar var(::tapir::TaskSpec{name, summary, make_fn})
+// The arguments after make_fn, if any, are the task's recommended settings,
+// each {"--flag", "value"}.
+#define TAPIR_REGISTER_TASK(var, name, summary, make_fn, ...) \
+  static const ::tapir::TaskRegistrar var(::tapir::TaskSpec{name, summary, make_fn, {__VA_ARGS__}})
 
 }  // namespace tapir

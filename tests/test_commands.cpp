@@ -105,3 +105,19 @@ TEST_CASE("add_threads_option sets the count it is given") {
   none.parse(std::vector<std::string>{});
   CHECK(unset == 1);
 }
+
+TEST_CASE("--help marks the defaults that differ from train's") {
+  Cli cli;
+  const auto help_of = [&](const std::string& command, const std::string& flag) {
+    return cli.app.get_subcommand(command)->get_option(flag)->get_description();
+  };
+  // search and transfer learn functions by default: --mlp-act spline.
+  CHECK(help_of("search", "--mlp-act").find("[train's default: gelu]") != std::string::npos);
+  CHECK(help_of("transfer", "--mlp-act").find("[train's default: gelu]") != std::string::npos);
+  // compare and robust-compare keep train's defaults, so nothing is marked.
+  for (const std::string command : {"compare", "robust-compare", "search"}) {
+    CAPTURE(command);
+    CHECK(help_of(command, "--lr").find("train's default") == std::string::npos);
+  }
+  CHECK(help_of("compare", "--mlp-act").find("train's default") == std::string::npos);
+}

@@ -31,6 +31,7 @@ Command add_compare_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   add_train_options(*cmd, o->train);
+  note_defaults_unlike_train(*cmd);
   cmd->add_option("--variant", o->variants,
                   "A variant: baseline, arch:FILE, or key=value,... train options (repeatable)");
   cmd->add_option("--arch-file", o->arch, "Shorthand for --variant baseline --variant arch:FILE");
@@ -64,6 +65,8 @@ Command add_compare_command(CLI::App& app) {
   return {cmd, [o, cmd]() {
             CompareOptions c;
             c.base = finish_train_options(*cmd, o->train);
+            const std::string note =
+                recommended_note(c.base.task, recommend_unless_given(*cmd, c.base));
             std::vector<std::string> specs = o->variants;
             if (!o->arch.empty()) {
               specs.insert(specs.begin(), "arch:" + o->arch);
@@ -75,6 +78,7 @@ Command add_compare_command(CLI::App& app) {
             c.thresholds = parse_thresholds(o->threshold);
             c.out_dir = o->out;
             Progress progress(o->quiet);
+            if (!note.empty()) progress.line(note);
             c.progress = &progress;
             std::filesystem::create_directories(o->out);
             o->probe.gammas = parse_double_list(o->gamma, "--gamma");

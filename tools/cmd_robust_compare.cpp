@@ -70,6 +70,7 @@ Command add_robust_compare_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   add_train_options(*cmd, o->train);
+  note_defaults_unlike_train(*cmd);
   cmd->add_option("--out", o->out, "Folder for the runs and the report")->required();
   cmd->add_option("--arm-name", o->arm, "Name of the constrained runs (DIR/NAME_s<seed>)")
       ->capture_default_str();
@@ -89,7 +90,8 @@ Command add_robust_compare_command(CLI::App& app) {
   cmd->add_flag("--quiet", o->quiet, "Print only the tables");
   return {
       cmd, [o, cmd]() {
-        const TrainConfig base = finish_train_options(*cmd, o->train);
+        TrainConfig base = finish_train_options(*cmd, o->train);
+        const std::string note = recommended_note(base.task, recommend_unless_given(*cmd, base));
         TAPIR_CHECK(base.constraint.enabled(),
                     "robust-compare needs --constraint descent (the arm compared with ERM)");
         TAPIR_CHECK(
@@ -104,6 +106,7 @@ Command add_robust_compare_command(CLI::App& app) {
                       " reads real-valued frames (use --noise gaussian,uniform)");
         fs::create_directories(o->out);
         Progress progress(o->quiet);
+        if (!note.empty()) progress.line(note);
         progress.plan(static_cast<int>(2 * o->seeds));
         std::vector<std::string> dirs[2];
         for (int64_t k = 0; k < o->seeds; ++k) {

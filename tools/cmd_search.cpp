@@ -23,6 +23,7 @@ Command add_search_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   o->train.config.model.mlp_act = MlpAct::spline;  // a search learns something by default
   add_train_options(*cmd, o->train);
+  note_defaults_unlike_train(*cmd);
   auto* g = "Search";
   SearchConfig& s = o->search;
   cmd->add_option("--models", s.models, "Models sharing the functions (M)")
@@ -69,6 +70,8 @@ Command add_search_command(CLI::App& app) {
             namespace fs = std::filesystem;
             SearchConfig config = o->search;
             config.base = finish_train_options(*cmd, o->train);
+            const std::string note =
+                recommended_note(config.base.task, recommend_unless_given(*cmd, config.base));
             config.arch_grad_mean = o->arch_grad == "mean";
             if (fs::exists(o->out)) {
               TAPIR_CHECK(o->force, "output folder ", o->out,
@@ -77,6 +80,7 @@ Command add_search_command(CLI::App& app) {
             }
             Search search(config, o->out);
             Progress progress(o->quiet);
+            if (!note.empty()) progress.line(note);
             progress.plan(1);
             progress.set_eval_lines(true);
             run_search(search, progress, "");

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "lab/report_text.h"
+#include "optim/recommend.h"
 #include "tasks/text.h"
 #include "tasks/text_sample.h"
 #include "tools/commands.h"
@@ -40,6 +41,14 @@ int show_task(const std::string& name, const TaskOptions& options, const std::st
               static_cast<long long>(task->max_length()));
   if (!task->group_name().empty()) std::printf("; grouped by %s", task->group_name().c_str());
   std::printf("\n");
+  const std::vector<TaskSetting>& recommended = task_spec(name).recommended;
+  if (recommended.empty())
+    std::printf("recommended training settings: none (train's defaults)\n");
+  else
+    std::printf(
+        "recommended training settings: %s (train, search, compare, transfer and robust-compare "
+        "use them for every flag you do not give)\n",
+        format_settings(recommended).c_str());
 
   const std::vector<std::string> eval_splits = task->eval_splits();
   std::vector<std::string> splits = {"train", "arch"};

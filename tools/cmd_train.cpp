@@ -37,7 +37,10 @@ Command add_train_command(CLI::App& app) {
                             static_cast<long long>(trainer->config().steps));
             } else {
               TAPIR_CHECK(!o->out.empty(), "train needs --out DIR (or --resume DIR)");
-              const TrainConfig config = finish_train_options(*cmd, o->train);
+              TrainConfig config = finish_train_options(*cmd, o->train);
+              const std::string note =
+                  recommended_note(config.task, recommend_unless_given(*cmd, config));
+              if (!o->quiet && !note.empty()) std::printf("%s\n", note.c_str());
               trainer = make_trainer(config, o->out);
               trainer->start_fresh(o->force);
               if (!o->quiet)

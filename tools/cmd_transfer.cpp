@@ -31,6 +31,7 @@ Command add_transfer_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   o->train.config.model.mlp_act = MlpAct::spline;
   add_train_options(*cmd, o->train);
+  note_defaults_unlike_train(*cmd);
   TransferOptions& t = o->transfer;
   cmd->add_option("--tasks", o->tasks, "Comma-separated tasks (rows and columns)")
       ->capture_default_str();
@@ -50,6 +51,7 @@ Command add_transfer_command(CLI::App& app) {
   return {cmd, [o, cmd]() {
             TransferOptions run = o->transfer;
             run.base = finish_train_options(*cmd, o->train);
+            run.given = given_on(*cmd);
             std::stringstream in(o->tasks);
             std::string task;
             while (std::getline(in, task, ','))

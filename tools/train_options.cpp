@@ -1,6 +1,7 @@
 #include "tools/train_options.h"
 
 #include "engine/error.h"
+#include "optim/recommend.h"
 #include "tools/constraint_options.h"
 
 namespace tapir {
@@ -8,7 +9,9 @@ namespace tapir {
 void add_train_options(CLI::App& cmd, TrainOptions& o) {
   TrainConfig& c = o.config;
   cmd.allow_extras();
-  cmd.add_option("--task", c.task, "Task to train on (see `tapir tasks list`)")
+  cmd.add_option("--task", c.task,
+                 "Task to train on (see `tapir tasks list`; `tapir tasks show NAME` lists the "
+                 "settings it recommends, used for the flags you do not give)")
       ->capture_default_str();
   cmd.add_option("--opt", o.task_opts, "Task option as name=value (repeatable)");
 
@@ -119,6 +122,17 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   add_constraint_options(cmd, o);
 }
 
+void note_defaults_unlike_train(CLI::App& cmd) {
+  CLI::App reference;
+  TrainOptions defaults;
+  add_train_options(reference, defaults);
+  for (const CLI::Option* ref : reference.get_options()) {
+    CLI::Option* opt = cmd.get_option_no_throw(ref->get_name());
+    if (opt == nullptr || opt->get_default_str() == ref->get_default_str()) continue;
+    opt->description(opt->get_description() + " [train's default: " + ref->get_default_str() + "]");
+  }
+}
+
 std::vector<std::string> extra_arguments(const CLI::App& cmd) {
   // CLI11 hands unknown arguments of a subcommand up to the top-level app
   // (fallthrough), so they are collected from every level.
@@ -159,6 +173,22 @@ TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
   finish_constraint_options(o, c);
   c.validate();
   return c;
+}
+
+std::function<bool(const std::string&)> given_on(const CLI::App& cmd) {
+  return [&cmd](const std::string& flag) { return cmd.get_option(flag)->count() > 0; };
+}
+
+std::vector<TaskSetting> recommend_unless_given(const CLI::App& cmd, TrainConfig& c) {
+  std::vector<TaskSetting> applied = apply_recommended(c, given_on(cmd));
+  c.validate();
+  return applied;
+}
+
+std::string recommended_note(const std::string& task, const std::vector<TaskSetting>& applied) {
+  if (applied.empty()) return "";
+  return task + ": using the task's recommended " + format_settings(applied) +
+         " (a flag you give overrides its value)";
 }
 
 }  // namespace tapir

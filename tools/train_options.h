@@ -3,6 +3,7 @@
 // schedule, loop and task options, bound to a TrainConfig.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,24 @@ struct TrainOptions {
 // Registers the options on `cmd`. Task options are given as --opt name=value
 // or, after --task, as plain --name value (collected from CLI11's extras).
 void add_train_options(CLI::App& cmd, TrainOptions& o);
+// Appends "[train's default: X]" to the help of every option of `cmd` whose
+// default differs from `tapir train`'s; a command that changes a default
+// calls it after add_train_options.
+void note_defaults_unlike_train(CLI::App& cmd);
 // Fills o.config from what was parsed (spline grids, task and constraint
 // options) and validates it.
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o);
+
+// Applies c.task's recommended settings (optim/recommend.h) for every flag
+// not given on `cmd`'s command line or in its --config file, and returns
+// those applied. Commands call it once, after finish_train_options.
+std::vector<TaskSetting> recommend_unless_given(const CLI::App& cmd, TrainConfig& c);
+// Whether a flag of `cmd` was given (command line or --config file), for
+// commands that apply recommendations per task (transfer).
+std::function<bool(const std::string&)> given_on(const CLI::App& cmd);
+// "modadd: using the task's recommended --layers 1 ... (a flag you give
+// overrides its value)", or "" when nothing was applied.
+std::string recommended_note(const std::string& task, const std::vector<TaskSetting>& applied);
 
 // Sets task options from `--opt name=value` values and from the arguments a
 // command left over (CLI11's extras: `--name value` or `--name=value`).

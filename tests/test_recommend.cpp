@@ -1,0 +1,100 @@
+// Tasks' recommended training settings (optim/recommend.h): applied for the
+// flags not given, never over one given on the command line or in a --config
+// file, and every task's settings are flags the table knows with values that
+// make a valid configuration.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "optim/recommend.h"
+#include "tools/train_options.h"
+
+using namespace tapir;
+
+TEST_CASE("modadd's recommended settings apply where no flag was given") {
+  TrainConfig c;
+  c.task = "modadd";
+  const std::vector<TaskSetting> applied = apply_recommended(c, nullptr);
+  CHECK(format_settings(applied) == "--layers 1 --batch 512 --lr 3e-3 --weight-decay 1");
+  CHECK(c.model.layers == 1);
+  CHECK(c.batch == 512);
+  CHECK(c.schedule.base_lr == doctest::Approx(3e-3));
+  CHECK(c.optimizer.weight_decay == 1.0);
+
+  TrainConfig d;
+  d.task = "modadd";
+  d.schedule.base_lr = 1e-2;
+  const auto given = [](const std::string& flag) { return flag == "--lr" || flag == "--batch"; };
+  CHECK(format_settings(apply_recommended(d, given)) == "--layers 1 --weight-decay 1");
+  CHECK(d.schedule.base_lr == 1e-2);
+  const TrainConfig defaults;
+  CHECK(d.batch == defaults.batch);
+}
+
+TEST_CASE("every task's recommended settings are known flags that make a valid configuration") {
+  const std::vector<std::string> known = recommendable_flags();
+  for (const TaskSpec& spec : task_registry()) {
+    CAPTURE(spec.name);
+    for (const TaskSetting& s : spec.recommended)
+      CHECK(std::find(known.begin(), known.end(), s.flag) != known.end());
+    TrainConfig c;
+    c.task = spec.name;
+    CHECK(apply_recommended(c, nullptr).size() == spec.recommended.size());
+    if (spec.name != "text") CHECK_NOTHROW(c.validate());  // text needs its path
+  }
+}
+
+namespace {
+
+// `tapir train ARGS` parsed as tools/main.cpp parses it (a --config file with
+// [train] sections), then finished and given the task's recommendations.
+TrainConfig parse_train(const std::vector<std::string>& args) {
+  CLI::App app{"tapir"};
+  app.set_config("--config", "", "config file");
+  app.fallthrough();
+  CLI::App* train = app.add_subcommand("train", "");
+  TrainOptions o;
+  add_train_options(*train, o);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  reversed.push_back("train");
+  app.parse(reversed);
+  TrainConfig c = finish_train_options(*train, o);
+  recommend_unless_given(*train, c);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a flag on the command line or in a --config file wins over the recommendation") {
+  TrainConfig plain = parse_train({"--task", "modadd"});
+  CHECK(plain.batch == 512);
+  CHECK(plain.model.layers == 1);
+
+  TrainConfig flag = parse_train({"--task", "modadd", "--batch", "64", "--layers", "2"});
+  CHECK(flag.batch == 64);
+  CHECK(flag.model.layers == 2);
+  CHECK(flag.optimizer.weight_decay == 1.0);
+
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tapir_test_recommend.toml").string();
+  {
+    std::ofstream out(path);
+    out << "[train]\ntask = \"modadd\"\nbatch = 128\nweight-decay = 0.5\n";
+  }
+  TrainConfig file = parse_train({"--config", path});
+  std::remove(path.c_str());
+  CHECK(file.batch == 128);
+  CHECK(file.optimizer.weight_decay == 0.5);
+  CHECK(file.schedule.base_lr == doctest::Approx(3e-3));
+
+  // A task without recommendations keeps train's defaults.
+  const TrainConfig defaults;
+  TrainConfig add = parse_train({"--task", "add"});
+  CHECK(add.batch == defaults.batch);
+  CHECK(add.model.layers == defaults.model.layers);
+}
