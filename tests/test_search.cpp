@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "engine/file_io.h"
+#include "engine/json.h"
 #include "optim/search.h"
 
 using namespace tapir;
@@ -130,4 +131,39 @@ TEST_CASE("staggered search starts models in turn and restarts them after their 
   for (int i = 0; i < 3; ++i) search.step();
   // Model 0 took 4 steps (its lifetime) and started over.
   CHECK(search.trainer(0).step() < 4);
+}
+
+TEST_CASE("a search's verdict: near chance when the models gained under a tenth of what was left") {
+  SearchOutcome o;
+  o.steps = 100;
+  o.untrained_accuracy = 0.02;
+  o.final_accuracy = 0.117;  // 0.02 + 0.1 * 0.98 = 0.118
+  CHECK(o.near_chance());
+  CHECK(o.verdict().rfind("warning: the models ended near chance", 0) == 0);
+  o.final_accuracy = 0.119;
+  CHECK(!o.near_chance());
+  CHECK(o.verdict().rfind("the models reached mean test accuracy 0.1190 after 100 steps", 0) == 0);
+  o.knot_abs_max = 34;
+  const SearchOutcome back = SearchOutcome::from_json(o.to_json());
+  CHECK(back.steps == 100);
+  CHECK(back.untrained_accuracy == o.untrained_accuracy);
+  CHECK(back.final_accuracy == o.final_accuracy);
+  CHECK(back.knot_abs_max == 34);
+}
+
+TEST_CASE("a search whose models cannot learn records that they ended near chance") {
+  SearchConfig c = small_search();
+  c.base.schedule.base_lr = 1e-9;  // the models' weights stay where they started
+  c.arch_lr = 1e-9;
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapir_search_chance_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Search search(c, dir.string());
+  search.run();
+  CHECK(search.outcome().near_chance());
+  const SearchOutcome stored =
+      SearchOutcome::from_json(parse_json(read_file((dir / "search_result.json").string())));
+  CHECK(stored.near_chance());
+  CHECK(stored.steps == search.steps_total());
+  fs::remove_all(dir);
 }
