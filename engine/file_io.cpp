@@ -137,4 +137,11 @@ void append_line(const std::string& path, std::string_view line) {
   if (const int error = fd.close_now()) fail(path, ": cannot close (", reason(error), ")");
 }
 
+void sync_file(const std::string& path) {
+  const int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (raw_fd < 0) fail(path, ": cannot open to sync (", reason(errno), ")");
+  FileDescriptor fd(raw_fd);
+  if (::fsync(fd.get()) != 0) fail(path, ": cannot sync (", reason(errno), ")");
+}
+
 }  // namespace tapir

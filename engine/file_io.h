@@ -16,6 +16,10 @@ std::string read_file(const std::string& path);
 // as it was, and the error names path and the reason.
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
+// fsync(2)s an existing file (metrics.jsonl with each checkpoint); fails
+// naming the path.
+void sync_file(const std::string& path);
+
 // Appends line + '\n' with one write on a file opened for append, creating it
 // if needed (for metrics.jsonl). The line must not contain '\n'.
 void append_line(const std::string& path, std::string_view line);

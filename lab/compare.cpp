@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "engine/file_io.h"
@@ -138,11 +139,51 @@ std::string slug(const std::string& name) {
   return s.size() > 80 ? s.substr(s.size() - 80) : s;
 }
 
+// The dotted keys whose values differ between two JSON objects.
+void differing_keys(const Json& a, const Json& b, const std::string& prefix,
+                    std::vector<std::string>& out) {
+  if (!a.is_object() || !b.is_object()) {
+    if (!(a == b)) out.push_back(prefix);
+    return;
+  }
+  std::set<std::string> keys;
+  for (const auto& [key, value] : a.as_object()) keys.insert(key);
+  for (const auto& [key, value] : b.as_object()) keys.insert(key);
+  for (const std::string& key : keys) {
+    const Json* x = a.find(key);
+    const Json* y = b.find(key);
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (x == nullptr || y == nullptr)
+      out.push_back(path);
+    else
+      differing_keys(*x, *y, path, out);
+  }
+}
+
+// A folder trained before is reused or resumed only when its config.json
+// is what this command would run now; threads and device do not count.
+void check_same_config(const TrainConfig& config, const std::string& dir) {
+  const RunFolder folder(dir);
+  if (!folder.has(RunFolder::kConfig)) return;
+  TrainConfig now = make_trainer(config, "")->config();  // vocab, context resolved
+  TrainConfig stored = folder.read_config();
+  now.threads = stored.threads;
+  now.device = stored.device;
+  std::vector<std::string> keys;
+  differing_keys(stored.to_json(), now.to_json(), "", keys);
+  std::string list;
+  for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+  TAPIR_CHECK(keys.empty(), dir, " holds a run trained with other options than this command ",
+              "would use (", list, " differ); give another --out, or remove ", dir,
+              " to train it again");
+}
+
 }  // namespace
 
 void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,
                     const std::string& label) {
-  const fs::path marker = fs::path(dir) / "finished";
+  const fs::path marker = fs::path(dir) / RunFolder::kFinished;
+  check_same_config(config, dir);
   if (fs::exists(marker)) {
     progress.skip_run(label, "finished earlier: " + dir);
     return;

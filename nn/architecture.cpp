@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/safetensors.h"
+#include "nn/checkpoint.h"
 
 namespace tapir {
 
@@ -100,10 +101,14 @@ Architecture load_architecture(const std::string& path) {
                 "', which the architecture does not learn");
     const SafeTensorView& v = file.at(f.name);
     const int64_t knots = a.spline_of(f).grid.knots();
-    TAPIR_CHECK(v.dtype == DType::f32 && int64_t(v.nbytes) == f.rows * knots * 4, path,
-                ": tensor '", f.name, "' must be f32 with ", f.rows, " x ", knots, " values");
+    // One row is written as [knots], several as [rows, knots].
+    const Shape expected = f.rows == 1 ? Shape({knots}) : Shape({f.rows, knots});
+    TAPIR_CHECK(v.dtype == DType::f32 && Shape(v.shape) == expected, path, ": tensor '", f.name,
+                "' must be F32 ", expected.str(), ", found ", dtype_name(v.dtype), " ",
+                Shape(v.shape).str());
     f.values.resize(static_cast<size_t>(f.rows * knots));
     std::memcpy(f.values.data(), v.data, v.nbytes);
+    check_finite(f.values.data(), f.rows * knots, path, "function '" + f.name + "'");
     a.functions.push_back(std::move(f));
   }
   TAPIR_CHECK(file.tensors().size() == a.functions.size(), path, ": holds ", file.tensors().size(),

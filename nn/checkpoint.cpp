@@ -1,5 +1,6 @@
 #include "nn/checkpoint.h"
 
+#include <cmath>
 #include <set>
 
 namespace tapir {
@@ -28,6 +29,13 @@ void save_parameters(const std::string& path, const std::vector<Parameter*>& par
   save_safetensors(path, writes, metadata);
 }
 
+void check_finite(const float* values, int64_t n, const std::string& label,
+                  const std::string& what) {
+  for (int64_t i = 0; i < n; ++i)
+    TAPIR_CHECK(std::isfinite(values[i]), label, ": ", what, " holds ", values[i], " at element ",
+                i, "; a file with non-finite values cannot be used");
+}
+
 void load_parameters(const SafeTensorsFile& file, const std::vector<Parameter*>& params,
                      const std::string& label, const std::string& prefix) {
   std::set<std::string> expected;
@@ -41,6 +49,8 @@ void load_parameters(const SafeTensorsFile& file, const std::vector<Parameter*>&
                 file_shape.str(), " in the file but ", p->tensor().shape().str(), " in the model");
     TAPIR_CHECK(view->dtype == DType::f32, label, ": parameter '", p->name, "' is ",
                 dtype_name(view->dtype), ", expected F32");
+    check_finite(reinterpret_cast<const float*>(view->data), p->tensor().numel(), label,
+                 "parameter '" + p->name + "'");
     write_bytes(p->tensor(), view->data);
   }
   for (const SafeTensorView& view : file.tensors())

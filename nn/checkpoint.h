@@ -28,6 +28,11 @@ class HostBytes {
   std::vector<std::vector<unsigned char>> copies_;
 };
 
+// Fails naming label and what ("parameter 'x'") unless all n values are
+// finite: a NaN or Inf in a file is never loaded.
+void check_finite(const float* values, int64_t n, const std::string& label,
+                  const std::string& what);
+
 // The writes of `params`, each named prefix + its name, from host bytes kept
 // in `host`: for a file that holds parameters beside other tensors (the
 // resume file of optim/run_folder.h uses the prefix "param.").

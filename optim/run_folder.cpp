@@ -1,10 +1,13 @@
 // The files of a run folder (optim/run_folder.h).
 #include "optim/run_folder.h"
 
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
 #include "engine/file_io.h"
+#include "engine/folder_lock.h"
 #include "nn/architecture.h"
 
 namespace tapir {
@@ -19,12 +22,40 @@ bool RunFolder::has(const char* name) const {
   return fs::exists(file(name));
 }
 
+namespace {
+
+// The entries of dir other than its lock file, by name ("" when none).
+std::string entries_of(const std::string& dir) {
+  std::string names;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name != FolderLock::kFile) names += (names.empty() ? "" : ", ") + name;
+  }
+  return names;
+}
+
+}  // namespace
+
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
   if (!writes()) return;
-  if (fs::exists(dir_)) {
+  const std::string entries = fs::exists(dir_) ? entries_of(dir_) : "";
+  if (!entries.empty()) {
     TAPIR_CHECK(force, "output folder ", dir_,
                 " already exists (use --resume to continue it or --force to overwrite it)");
-    for (const char* name : {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture})
+    // Only a folder tapir made is replaced: one whose config.json is a run's.
+    bool is_run = false;
+    if (has(kConfig)) {
+      try {
+        read_config();
+        is_run = true;
+      } catch (const Error&) {
+      }
+    }
+    TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_,
+                " is not one (no readable tapir config.json; it holds ", entries,
+                "); choose another --out or remove it yourself");
+    for (const char* name : {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kFinished})
       fs::remove(file(name));
   }
   fs::create_directories(dir_);
@@ -45,13 +76,47 @@ void RunFolder::append_metrics(const Json& line) const {
   append_line(file(kMetrics), to_json(line));
 }
 
-void RunFolder::drop_metrics_after(int64_t step) const {
-  if (!writes() || !has(kMetrics)) return;
-  std::istringstream in(read_file(file(kMetrics)));
-  std::string kept, line;
-  while (std::getline(in, line))
-    if (!line.empty() && parse_json(line).at("step").as_int() <= step) kept += line + "\n";
-  write_file_atomic(file(kMetrics), kept);
+std::string RunFolder::drop_metrics_after(int64_t step) const {
+  if (!writes() || !has(kMetrics)) return "";
+  const std::string path = file(kMetrics);
+  const std::string text = read_file(path);
+  std::string kept, dropped;
+  int64_t later = 0;
+  size_t begin = 0, number = 0;
+  while (begin < text.size()) {
+    const size_t end = text.find('\n', begin);
+    const std::string line = text.substr(begin, end == std::string::npos ? end : end - begin);
+    ++number;
+    const bool last = end == std::string::npos || end + 1 == text.size();
+    int64_t line_step = 0;
+    try {
+      line_step = parse_json(line).at("step").as_int();
+    } catch (const Error& e) {
+      // Only the last line can be torn by a crash; anything else is damage
+      // a person should look at.
+      TAPIR_CHECK(last, path, ": line ", number, " is not a metrics line (", e.what(), ")");
+      dropped =
+          "dropped the torn last line of " + path + " (" + std::to_string(line.size()) + " bytes)";
+      break;
+    }
+    if (line_step <= step)
+      kept += line + "\n";
+    else
+      ++later;
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  if (later > 0) {
+    if (!dropped.empty()) dropped += "; ";
+    dropped += "dropped " + std::to_string(later) + " metrics lines logged after step " +
+               std::to_string(step) + ", the step of the resume file";
+  }
+  if (kept != text) write_file_atomic(path, kept);
+  return dropped;
+}
+
+void RunFolder::sync_metrics() const {
+  if (writes() && has(kMetrics)) sync_file(file(kMetrics));
 }
 
 void RunFolder::save_checkpoint(Transformer& model, const TrainConfig& config, int64_t step) const {
@@ -93,23 +158,62 @@ void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& op
   save_safetensors(file(kResume), writes, meta);
 }
 
+namespace {
+
+// A counter of the resume file's metadata, strictly: present, all digits,
+// in range. A damaged file stops the resume before anything changes.
+int64_t metadata_count(const SafeTensorsFile& file, const std::string& path, const char* key) {
+  const std::string text = file.metadata_value(key, "");
+  int64_t value = -1;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  TAPIR_CHECK(!text.empty() && ec == std::errc() && ptr == end && value >= 0, path, ": metadata '",
+              key, "': expected a non-negative integer, got ", to_json(Json(text)));
+  return value;
+}
+
+double metadata_seconds(const SafeTensorsFile& file, const std::string& path, const char* key) {
+  const std::string text = file.metadata_value(key, "");
+  double value = -1;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  TAPIR_CHECK(
+      !text.empty() && ec == std::errc() && ptr == end && std::isfinite(value) && value >= 0, path,
+      ": metadata '", key, "': expected a non-negative number of seconds, got ",
+      to_json(Json(text)));
+  return value;
+}
+
+}  // namespace
+
 SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                                        Rng& data_rng, ResumeClock& clock) const {
   const std::string path = file(kResume);
   SafeTensorsFile resume = SafeTensorsFile::load(path);
+  const std::string format = resume.metadata_value("format", "");
+  TAPIR_CHECK(format == "tapir.resume.v1", path,
+              ": metadata 'format': expected \"tapir.resume.v1\", got ", to_json(Json(format)));
+  clock.step = metadata_count(resume, path, "step");
+  const int64_t optimizer_steps = metadata_count(resume, path, "optimizer_steps");
+  clock.wall_s = metadata_seconds(resume, path, "wall_s");
   load_parameters(resume, params, path, "param.");
   for (const StateTensor& s : optimizer.state_tensors()) {
     const SafeTensorView& v = resume.at("optim." + s.name);
     TAPIR_CHECK(Shape(v.shape) == s.tensor.shape() && v.dtype == s.tensor.dtype(), path,
-                ": optimizer state '", s.name, "' does not match");
+                ": optimizer state '", s.name, "' is ", dtype_name(v.dtype), " ",
+                Shape(v.shape).str(), ", expected ", dtype_name(s.tensor.dtype()), " ",
+                s.tensor.shape().str());
+    if (v.dtype == DType::f32)
+      check_finite(reinterpret_cast<const float*>(v.data), s.tensor.numel(), path,
+                   "optimizer state '" + s.name + "'");
     write_bytes(s.tensor, v.data);
   }
   const SafeTensorView& rng = resume.at("data_rng");
+  TAPIR_CHECK(rng.dtype == DType::i32, path, ": tensor 'data_rng' is ", dtype_name(rng.dtype),
+              ", expected I32");
   data_rng.set_state(RngState::from_words(reinterpret_cast<const int32_t*>(rng.data),
                                           rng.nbytes / sizeof(int32_t)));
-  clock.step = std::stoll(resume.metadata_value("step", "0"));
-  optimizer.set_steps(std::stoll(resume.metadata_value("optimizer_steps", "0")));
-  clock.wall_s = std::stod(resume.metadata_value("wall_s", "0"));
+  optimizer.set_steps(optimizer_steps);
   return resume;
 }
 

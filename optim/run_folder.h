@@ -38,6 +38,9 @@ class RunFolder {
   static constexpr const char* kCheckpoint = "checkpoint.safetensors";
   static constexpr const char* kResume = "resume.safetensors";
   static constexpr const char* kArchitecture = "arch.safetensors";
+  // Written by compare, transfer and robust-compare when a run completes
+  // (lab/compare.h); holds the step count.
+  static constexpr const char* kFinished = "finished";
 
   explicit RunFolder(std::string dir = "") : dir_(std::move(dir)) {}
   const std::string& dir() const { return dir_; }
@@ -46,16 +49,22 @@ class RunFolder {
   std::string file(const char* name) const;
   bool has(const char* name) const;
 
-  // Opens the folder for a fresh run: fails if it exists (unless force,
-  // which removes the run's files), then writes config.json.
+  // Opens the folder for a fresh run: fails if it holds anything (unless
+  // force, which removes the run's files, and only from a folder whose
+  // config.json is a tapir run's), then writes config.json.
   void start_fresh(const TrainConfig& config, bool force) const;
   void write_config(const TrainConfig& config) const;
   TrainConfig read_config() const;
 
   void append_metrics(const Json& line) const;
   // Drops the metrics lines logged after `step`, so a resumed run's file
-  // reads as if it had never been interrupted.
-  void drop_metrics_after(int64_t step) const;
+  // reads as if it had never been interrupted. A torn last line (a write
+  // cut short by a crash) is dropped too; the return value says what was
+  // dropped ("" when nothing). Any other unreadable line is an error naming
+  // its line number.
+  std::string drop_metrics_after(int64_t step) const;
+  // Flushes metrics.jsonl to the disk (with each checkpoint).
+  void sync_metrics() const;
 
   // checkpoint.safetensors, and arch.safetensors when the model has learned
   // functions (ready for `train --arch` and `plot arch`).
@@ -72,6 +81,8 @@ class RunFolder {
                    const Metadata& extra_meta) const;
   // Reads the resume file back into params, the optimizer (state and step
   // count), data_rng and clock; returns the file for the extra state.
+  // Everything is checked (format label, counters, shapes, finite values)
+  // before anything is returned; nothing on disk changes.
   SafeTensorsFile load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                               Rng& data_rng, ResumeClock& clock) const;
 

@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <set>
 
 #include "autograd/ops.h"
 #include "engine/threads.h"
@@ -31,7 +33,15 @@ Trainer::Trainer(const TrainConfig& config, std::string out_dir)
       wall_start_(now_seconds()) {}
 
 void Trainer::start_fresh(bool force) {
+  if (folder_.writes()) lock_ = std::make_unique<FolderLock>(folder_.dir(), "run folder");
   folder_.start_fresh(run_.config, force);
+}
+
+std::string Trainer::divergence_note() const {
+  if (!folder_.writes()) return "";
+  if (saved_step_ < 0) return "; no checkpoint was saved yet";
+  return "; the last good checkpoint (step " + std::to_string(saved_step_) + ") in " +
+         folder_.dir() + " is kept";
 }
 
 double Trainer::wall_seconds() const {
@@ -44,20 +54,18 @@ Tensor Trainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
 
 StepStats Trainer::train_step() {
   const TrainConfig& config = run_.config;
-  const std::string& out_dir = folder_.dir();
   run_.task->sample("train", config.batch, data_rng_, batch_);
   const BatchTensors t = to_tensors(batch_, config.device);
   optimizer_->zero_grad();
   Tensor loss = compute_loss(t.inputs, t.targets, t.mask);
   StepStats stats;
   stats.loss = loss.item();
-  TAPIR_CHECK(std::isfinite(stats.loss), "loss became ", stats.loss, " at step ", step_ + 1,
-              out_dir.empty() ? "" : "; the last good checkpoint in " + out_dir + " is kept");
+  TAPIR_CHECK(std::isfinite(stats.loss), "training diverged: the loss became ", stats.loss,
+              " at step ", step_ + 1, divergence_note());
   backward(loss);
   stats.grad_norm = clip_grad_norm(params_, config.clip);
-  TAPIR_CHECK(std::isfinite(stats.grad_norm), "gradient norm became ", stats.grad_norm, " at step ",
-              step_ + 1,
-              out_dir.empty() ? "" : "; the last good checkpoint in " + out_dir + " is kept");
+  TAPIR_CHECK(std::isfinite(stats.grad_norm), "training diverged: the gradient norm became ",
+              stats.grad_norm, " at step ", step_ + 1, divergence_note());
   stats.lr = config.schedule.lr_at(step_);
   optimizer_->step(stats.lr);
   reset_step();
@@ -115,30 +123,61 @@ void Trainer::save() {
   Metadata extra_meta;
   save_state(extra, extra_meta);
   folder_.save_resume(params_, *optimizer_, data_rng_, {step_, wall_seconds()}, extra, extra_meta);
+  folder_.sync_metrics();
+  saved_step_ = step_;
 }
 
 std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
-                                         std::optional<Device> device) {
+                                         std::optional<Device> device, std::optional<int> threads) {
   const RunFolder folder(dir);
+  TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
+  auto lock = std::make_unique<FolderLock>(dir, "run folder");
   TAPIR_CHECK(folder.has(RunFolder::kConfig), "cannot resume ", dir, ": no config.json in it");
   TrainConfig config = folder.read_config();
+  const int64_t saved_steps = config.steps;
   if (steps > 0) {
     if (config.schedule.total == config.steps) config.schedule.total = steps;
     config.steps = steps;
   }
   if (device) config.device = *device;
+  if (threads) config.threads = *threads;
+  config.validate();
   std::unique_ptr<Trainer> trainer = make_trainer(config, dir);
   TAPIR_CHECK(folder.has(RunFolder::kResume), "cannot resume ", dir,
               ": no resume.safetensors in it (the run saved nothing yet)");
+  // Everything is read and checked before anything in the folder changes.
   ResumeClock clock;
   const SafeTensorsFile file =
       folder.load_resume(trainer->params_, *trainer->optimizer_, trainer->data_rng_, clock);
+  const std::string resume_path = folder.file(RunFolder::kResume);
+  TAPIR_CHECK(clock.step <= saved_steps, resume_path, ": step ", clock.step,
+              " is beyond the run's end (", saved_steps, " steps in config.json)");
+  TAPIR_CHECK(steps <= 0 || steps >= clock.step, "--steps ", steps, " is below step ", clock.step,
+              " that ", dir, " has reached; a run can only be extended");
   trainer->step_ = clock.step;
+  trainer->saved_step_ = clock.step;
   trainer->wall_offset_ = clock.wall_s;
   trainer->load_state(file);
-  folder.drop_metrics_after(trainer->step_);
+  trainer->check_resume_tensors(file, resume_path);
+  trainer->lock_ = std::move(lock);
+  trainer->resume_note_ = folder.drop_metrics_after(trainer->step_);
   folder.write_config(trainer->config());
   return trainer;
+}
+
+void Trainer::check_resume_tensors(const SafeTensorsFile& file, const std::string& path) const {
+  // The names this run saves: its parameters, optimizer state, sampling RNG
+  // and what the trainer adds.
+  std::set<std::string> known = {"data_rng"};
+  for (const Parameter* p : params_) known.insert("param." + p->name);
+  for (const StateTensor& s : optimizer_->state_tensors()) known.insert("optim." + s.name);
+  std::vector<SafeTensorWrite> extra;
+  Metadata extra_meta;
+  save_state(extra, extra_meta);
+  for (const SafeTensorWrite& w : extra) known.insert(w.name);
+  for (const SafeTensorView& v : file.tensors())
+    TAPIR_CHECK(known.count(v.name), path, ": tensor ", to_json(Json(v.name)),
+                " is not part of this run's state");
 }
 
 void Trainer::run(const TrainEvents& events) {

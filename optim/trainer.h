@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/folder_lock.h"
 #include "engine/rng.h"
 #include "engine/safetensors.h"
 #include "nn/checkpoint.h"
@@ -50,12 +51,15 @@ class Trainer {
   // Opens the run folder: fails if it exists (unless force, which empties
   // it), then writes config.json.
   void start_fresh(bool force);
-  // Rebuilds a run from DIR/config.json and DIR/resume.safetensors; `steps`
-  // (if > 0) extends or shortens the run.
-  // `device` (if given) replaces the saved one: a run may continue on
-  // another device.
+  // Rebuilds a run from DIR/config.json and DIR/resume.safetensors, after
+  // checking both whole, and takes the folder's lock. `steps` (if > 0)
+  // extends the run, or ends it early, but never below the step reached.
+  // `device` and `threads` (if given) replace the saved ones: a run may
+  // continue on another device or thread count. What changes is recorded in
+  // config.json.
   static std::unique_ptr<Trainer> resume(const std::string& dir, int64_t steps = 0,
-                                         std::optional<Device> device = std::nullopt);
+                                         std::optional<Device> device = std::nullopt,
+                                         std::optional<int> threads = std::nullopt);
 
   // Trains to config.steps (or until stop_at is reached).
   void run(const TrainEvents& events = {});
@@ -73,6 +77,8 @@ class Trainer {
   Device device() const { return run_.config.device; }
   int64_t step() const { return step_; }
   const std::string& out_dir() const { return folder_.dir(); }
+  // What resuming dropped from metrics.jsonl ("" when nothing).
+  const std::string& resume_note() const { return resume_note_; }
   // The evaluator of this run's model (config.eval_batch, config.eval_limit).
   const Evaluator& evaluator() const { return evaluator_; }
   // Losses of every step taken in this process (for tests and plots).
@@ -103,6 +109,15 @@ class Trainer {
   int64_t step_ = 0;
   std::vector<double> losses_;
   double wall_start_ = 0, wall_offset_ = 0;
+  int64_t saved_step_ = -1;           // the step of the last checkpoint; -1: none yet
+  std::unique_ptr<FolderLock> lock_;  // held while this trainer writes its folder
+  std::string resume_note_;
+
+ private:
+  // "; the last good checkpoint (step S) in DIR is kept" for a divergence.
+  std::string divergence_note() const;
+  // Fails on a tensor in the resume file that this run does not save.
+  void check_resume_tensors(const SafeTensorsFile& file, const std::string& path) const;
 };
 
 // The Trainer for a configuration: the constrained trainer

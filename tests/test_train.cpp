@@ -137,10 +137,13 @@ TEST_CASE("checkpoints round-trip, and a mismatched model is refused by name") {
   c.steps = 50;
   c.eval_every = 50;
   const std::string dir = temp_dir("ckpt");
-  Trainer t(c, dir);
-  t.start_fresh(false);
-  t.run();
-  const double before = t.evaluator().evaluate_split("test").tally.all.loss();
+  double before = 0;
+  {
+    Trainer t(c, dir);  // holds the folder's lock while it lives
+    t.start_fresh(false);
+    t.run();
+    before = t.evaluator().evaluate_split("test").tally.all.loss();
+  }
   const ModelRun reopened = open_run(dir);
   CHECK(reopened.evaluator().evaluate_split("test").tally.all.loss() == before);
 
@@ -164,15 +167,20 @@ TEST_CASE("a diverging run stops with the step and keeps the last good checkpoin
   c.eval_every = 5;
   c.clip = 0;
   const std::string dir = temp_dir("nan");
-  Trainer t(c, dir);
-  t.start_fresh(false);
-  t.run(TrainEvents{});  // a healthy first part, saved at step 100
+  {
+    Trainer t(c, dir);
+    t.start_fresh(false);
+    t.run(TrainEvents{});  // a healthy first part, saved at step 100
+  }
   const std::string saved = read_file(dir + "/checkpoint.safetensors");
   auto resumed = Trainer::resume(dir, 300);
   // Poison one weight: the next forward produces NaN logits.
   resumed->model().parameters()[0]->tensor().data<float>()[0] =
       std::numeric_limits<float>::quiet_NaN();
-  CHECK_THROWS_WITH_AS(resumed->run(), doctest::Contains("loss became nan at step 101"), Error);
+  CHECK_THROWS_WITH_AS(resumed->run(),
+                       doctest::Contains("loss became nan at step 101; the last good checkpoint "
+                                         "(step 100)"),
+                       Error);
   CHECK(read_file(dir + "/checkpoint.safetensors") == saved);
   fs::remove_all(dir);
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "engine/file_io.h"
+#include "engine/folder_lock.h"
 #include "engine/json.h"
 #include "lab/compare.h"
 #include "lab/compare_probe.h"
@@ -80,7 +81,7 @@ Command add_compare_command(CLI::App& app) {
             Progress progress(o->quiet);
             if (!note.empty()) progress.line(note);
             c.progress = &progress;
-            std::filesystem::create_directories(o->out);
+            const FolderLock lock(o->out, "comparison folder");
             o->probe.gammas = parse_double_list(o->gamma, "--gamma");
             for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);  // fail early
             const std::vector<VariantResult> results = run_compare(c, apply_variant);

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "engine/file_io.h"
+#include "engine/folder_lock.h"
 #include "engine/threads.h"
 #include "lab/compare.h"
 #include "lab/progress.h"
@@ -104,7 +105,7 @@ Command add_robust_compare_command(CLI::App& app) {
           TAPIR_CHECK(!(parse_noise_kind(name) == NoiseKind::discrete && frames),
                       "discrete noise replaces tokens; task ", base.task,
                       " reads real-valued frames (use --noise gaussian,uniform)");
-        fs::create_directories(o->out);
+        const FolderLock lock(o->out, "robust-compare folder");
         Progress progress(o->quiet);
         if (!note.empty()) progress.line(note);
         progress.plan(static_cast<int>(2 * o->seeds));

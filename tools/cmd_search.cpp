@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/folder_lock.h"
 #include "lab/progress.h"
 #include "optim/search.h"
 #include "tools/commands.h"
@@ -73,11 +74,19 @@ Command add_search_command(CLI::App& app) {
             const std::string note =
                 recommended_note(config.base.task, recommend_unless_given(*cmd, config.base));
             config.arch_grad_mean = o->arch_grad == "mean";
-            if (fs::exists(o->out)) {
+            const bool existed = fs::exists(o->out) && !fs::is_empty(o->out);
+            if (existed) {
               TAPIR_CHECK(o->force, "output folder ", o->out,
                           " already exists (use --force to overwrite it)");
-              fs::remove_all(o->out);
+              TAPIR_CHECK(fs::exists(fs::path(o->out) / "search.json"),
+                          "--force replaces only a tapir search folder, and ", o->out,
+                          " is not one (no search.json); choose another --out or remove it "
+                          "yourself");
             }
+            const FolderLock lock(o->out, "search folder");
+            if (existed)
+              for (const fs::directory_entry& e : fs::directory_iterator(o->out))
+                if (e.path().filename() != FolderLock::kFile) fs::remove_all(e.path());
             Search search(config, o->out);
             Progress progress(o->quiet);
             if (!note.empty()) progress.line(note);

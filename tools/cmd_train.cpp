@@ -1,6 +1,7 @@
 // `tapir train`: one training run into a run folder (optim/trainer.h).
 #include <chrono>
 #include <cstdio>
+#include <set>
 
 #include "lab/progress.h"
 #include "lab/report_text.h"
@@ -8,6 +9,26 @@
 #include "tools/train_options.h"
 
 namespace tapir {
+
+namespace {
+
+// A resumed run continues as its config.json says: only the flags that
+// cannot change what it computes may be given with --resume.
+void check_resume_flags(const CLI::App& cmd) {
+  const std::set<std::string> allowed = {"--resume", "--steps", "--threads", "--device", "--quiet"};
+  for (const CLI::Option* option : cmd.get_options()) {
+    const std::string name = option->get_name();
+    TAPIR_CHECK(option->count() == 0 || allowed.count(name), "--resume continues the run as its ",
+                "config.json says, so ", name,
+                " cannot be given with it (allowed: --steps to extend the run, --threads, "
+                "--device, --quiet)");
+  }
+  const std::vector<std::string> extras = extra_arguments(cmd);
+  TAPIR_CHECK(extras.empty(), "--resume continues the run as its config.json says, so '",
+              extras.empty() ? "" : extras.front(), "' cannot be given with it");
+}
+
+}  // namespace
 
 Command add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a transformer on a task");
@@ -25,12 +46,17 @@ Command add_train_command(CLI::App& app) {
   return {cmd, [o, cmd]() {
             std::unique_ptr<Trainer> trainer;
             if (!o->resume.empty()) {
+              check_resume_flags(*cmd);
               const bool steps_given = cmd->count("--steps") > 0;
               // --device given: the run continues there (checkpoints do not depend on it).
-              trainer = Trainer::resume(o->resume, steps_given ? o->train.config.steps : 0,
-                                        cmd->count("--device") > 0
-                                            ? std::optional<Device>(o->train.config.device)
-                                            : std::nullopt);
+              trainer = Trainer::resume(
+                  o->resume, steps_given ? o->train.config.steps : 0,
+                  cmd->count("--device") > 0 ? std::optional<Device>(o->train.config.device)
+                                             : std::nullopt,
+                  cmd->count("--threads") > 0 ? std::optional<int>(o->train.config.threads)
+                                              : std::nullopt);
+              if (!o->quiet && !trainer->resume_note().empty())
+                std::printf("%s\n", trainer->resume_note().c_str());
               if (!o->quiet)
                 std::printf("resuming %s at step %lld of %lld\n", o->resume.c_str(),
                             static_cast<long long>(trainer->step()),

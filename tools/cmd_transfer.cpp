@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/file_io.h"
+#include "engine/folder_lock.h"
 #include "lab/compare.h"
 #include "lab/progress.h"
 #include "lab/transfer.h"
@@ -56,6 +57,7 @@ Command add_transfer_command(CLI::App& app) {
             std::string task;
             while (std::getline(in, task, ','))
               if (!task.empty()) run.tasks.push_back(task);
+            const FolderLock lock(run.out_dir, "transfer folder");
             Progress progress(o->quiet);
             run.progress = &progress;
             const TransferResult r = run_transfer(run);
