@@ -139,9 +139,8 @@ std::string slug(const std::string& name) {
   return s.size() > 80 ? s.substr(s.size() - 80) : s;
 }
 
-// The dotted keys whose values differ between two JSON objects.
-void differing_keys(const Json& a, const Json& b, const std::string& prefix,
-                    std::vector<std::string>& out) {
+void collect_differences(const Json& a, const Json& b, const std::string& prefix,
+                         std::vector<std::string>& out) {
   if (!a.is_object() || !b.is_object()) {
     if (!(a == b)) out.push_back(prefix);
     return;
@@ -156,7 +155,7 @@ void differing_keys(const Json& a, const Json& b, const std::string& prefix,
     if (x == nullptr || y == nullptr)
       out.push_back(path);
     else
-      differing_keys(*x, *y, path, out);
+      collect_differences(*x, *y, path, out);
   }
 }
 
@@ -169,8 +168,7 @@ void check_same_config(const TrainConfig& config, const std::string& dir) {
   TrainConfig stored = folder.read_config();
   now.threads = stored.threads;
   now.device = stored.device;
-  std::vector<std::string> keys;
-  differing_keys(stored.to_json(), now.to_json(), "", keys);
+  const std::vector<std::string> keys = differing_keys(stored.to_json(), now.to_json());
   std::string list;
   for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
   TAPIR_CHECK(keys.empty(), dir, " holds a run trained with other options than this command ",
@@ -179,6 +177,12 @@ void check_same_config(const TrainConfig& config, const std::string& dir) {
 }
 
 }  // namespace
+
+std::vector<std::string> differing_keys(const Json& a, const Json& b) {
+  std::vector<std::string> out;
+  collect_differences(a, b, "", out);
+  return out;
+}
 
 void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,
                     const std::string& label) {

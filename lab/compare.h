@@ -78,6 +78,10 @@ struct CompareOptions {
   Progress* progress = nullptr;  // nullptr: train silently
 };
 
+// The dotted keys whose values differ between two JSON objects
+// ("schedule.lr"), for the refusal to reuse a folder trained otherwise.
+std::vector<std::string> differing_keys(const Json& a, const Json& b);
+
 // "0.9,0.99" as thresholds, each in (0, 1] and none twice; fails with one
 // line naming the bad item.
 std::vector<double> parse_thresholds(const std::string& text);

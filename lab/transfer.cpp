@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "engine/file_io.h"
 #include "engine/json.h"
 #include "lab/progress.h"
 #include "lab/svg.h"
@@ -48,16 +49,28 @@ std::string ensure_search(const TransferOptions& o, const std::string& task, Pro
   const std::string dir = search_folder(o, task);
   const std::string arch = (fs::path(dir) / "arch.safetensors").string();
   const std::string label = cat("search on ", task);
-  if (fs::exists(arch)) {
-    progress.skip_run(label, "finished earlier: " + dir);
-    return arch;
-  }
-  fs::remove_all(dir);  // an interrupted search starts over
   SearchConfig s;
   s.base = for_task(o, task);
   s.models = o.models;
   s.steps = o.search_steps;
   s.stagger = o.stagger;
+  if (fs::exists(arch)) {
+    // Reused only when it is the search this command would run now.
+    const std::string stored_path = (fs::path(dir) / "search.json").string();
+    std::vector<std::string> keys =
+        differing_keys(parse_json(read_file(stored_path)), s.resolved().to_json());
+    // Threads and device do not change what is learned.
+    std::erase_if(keys,
+                  [](const std::string& k) { return k == "base.threads" || k == "base.device"; });
+    std::string list;
+    for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+    TAPIR_CHECK(keys.empty(), dir, " holds a search run with other options than this command ",
+                "would use (", list, " differ); give another --out, or remove ", dir,
+                " to search again");
+    progress.skip_run(label, "finished earlier: " + dir);
+    return arch;
+  }
+  fs::remove_all(dir);  // an interrupted search starts over
   Search search(s, dir);
   run_search(search, progress, label);
   return arch;

@@ -35,6 +35,14 @@ void SearchConfig::validate() const {
   TAPIR_CHECK(arch_batch >= 0, "search: arch-batch must be non-negative, got ", arch_batch);
 }
 
+SearchConfig SearchConfig::resolved() const {
+  SearchConfig c = *this;
+  if (c.steps == 0) c.steps = c.base.steps;
+  if (c.arch_batch == 0) c.arch_batch = c.base.batch;
+  if (c.snapshot_every == 0) c.snapshot_every = c.base.eval_every;
+  return c;
+}
+
 Json SearchConfig::to_json() const {
   Json j = Json::object();
   j.set("base", base.to_json());
@@ -59,9 +67,7 @@ Json SearchConfig::to_json() const {
 Search::Search(const SearchConfig& config, std::string out_dir)
     : config_(config), out_dir_(std::move(out_dir)) {
   config_.validate();
-  if (config_.steps == 0) config_.steps = config_.base.steps;
-  if (config_.arch_batch == 0) config_.arch_batch = config_.base.batch;
-  if (config_.snapshot_every == 0) config_.snapshot_every = config_.base.eval_every;
+  config_ = config_.resolved();
   TAPIR_CHECK(config_.base.arch_file.empty(),
               "search learns its own functions: --arch cannot be given to it");
   members_.resize(static_cast<size_t>(config_.models));

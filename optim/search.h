@@ -46,6 +46,9 @@ struct SearchConfig {
   static OptimizerConfig default_arch_optimizer();
   void validate() const;
   Json to_json() const;
+  // With steps, arch_batch and snapshot_every at 0 replaced by the values a
+  // search uses (what search.json records).
+  SearchConfig resolved() const;
 };
 
 // How a search ended, for its verdict: the models' mean test accuracy

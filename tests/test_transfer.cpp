@@ -119,6 +119,18 @@ TEST_CASE("a killed transfer run resumes and ends with the uninterrupted run's m
       CHECK(((std::isnan(a) && std::isnan(b)) || a == b));
     }
   CHECK(transfer_markdown(resumed) == transfer_markdown(reference));
+
+  // Run again with other options, nothing is reused: the command stops
+  // naming the first folder and what differs.
+  TransferOptions longer = tiny_transfer(dir);
+  longer.search_steps = 30;
+  CHECK_THROWS_WITH_AS(run_transfer(longer),
+                       doctest::Contains("search-copy holds a search run with other options than "
+                                         "this command would use (steps differ)"),
+                       Error);
+  TransferOptions cells = tiny_transfer(dir);
+  cells.base.steps = 50;  // the searches' model lifetime too
+  CHECK_THROWS_WITH_AS(run_transfer(cells), doctest::Contains("(base.steps differ)"), Error);
   fs::remove_all(dir);
   fs::remove_all(ref_dir);
 }
