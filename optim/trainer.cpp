@@ -32,6 +32,23 @@ Trainer::Trainer(const TrainConfig& config, std::string out_dir)
       data_rng_(config.seed, 1),
       wall_start_(now_seconds()) {}
 
+namespace {
+
+// The first parameter whose gradient holds a NaN or Inf, for the message of
+// a diverged run ("" when none is found on the host).
+std::string first_non_finite_grad(const std::vector<Parameter*>& params) {
+  for (Parameter* p : params) {
+    const Tensor t = p->tensor();
+    if (!t.has_grad() || t.device() != Device::cpu || t.dtype() != DType::f32) continue;
+    const float* g = t.grad<float>();
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (!std::isfinite(g[i])) return p->name;
+  }
+  return "";
+}
+
+}  // namespace
+
 void Trainer::start_fresh(bool force) {
   if (folder_.writes()) lock_ = std::make_unique<FolderLock>(folder_.dir(), "run folder");
   folder_.start_fresh(run_.config, force);
@@ -64,8 +81,11 @@ StepStats Trainer::train_step() {
               " at step ", step_ + 1, divergence_note());
   backward(loss);
   stats.grad_norm = clip_grad_norm(params_, config.clip);
-  TAPIR_CHECK(std::isfinite(stats.grad_norm), "training diverged: the gradient norm became ",
-              stats.grad_norm, " at step ", step_ + 1, divergence_note());
+  if (!std::isfinite(stats.grad_norm)) {
+    const std::string where = first_non_finite_grad(params_);
+    fail("training diverged: the gradient norm became ", stats.grad_norm, " at step ", step_ + 1,
+         where.empty() ? "" : " (first non-finite gradient: " + where + ")", divergence_note());
+  }
   stats.lr = config.schedule.lr_at(step_);
   optimizer_->step(stats.lr);
   reset_step();
