@@ -11,6 +11,7 @@
 #include "engine/file_io.h"
 #include "nn/checkpoint.h"
 #include "optim/model_run.h"
+#include "optim/run_folder.h"
 #include "optim/trainer.h"
 #include "tests/seed_trials.h"
 
@@ -199,6 +200,30 @@ TEST_CASE("config.json: every key is one the config knows; task options take any
                        "JSON: unknown key 'model.mlp_spline.knot' (known: knots, lo, hi, "
                        "extrapolate, init, scope)",
                        Error);
+}
+
+TEST_CASE("a run folder's config.json: errors name the file") {
+  TrainConfig c = small_modadd();
+  c.steps = 1;
+  c.eval_every = 1;
+  const std::string dir = temp_dir("config");
+  Trainer t(c, dir);
+  t.start_fresh(false);
+  t.run();
+  const std::string path = dir + "/config.json";
+  const std::string good = read_file(path);
+  CHECK(RunFolder(dir).read_config().to_json() == parse_json(good));
+  write_file_atomic(path, "garbage");
+  CHECK_THROWS_WITH_AS(open_run(dir), (path + ": invalid JSON at byte 0: unexpected 'g'").c_str(),
+                       Error);
+  const size_t width = good.find("\"width\"");
+  write_file_atomic(path, good.substr(0, width) + "\"widht\": 1, " + good.substr(width));
+  CHECK_THROWS_WITH_AS(
+      Trainer::resume(dir, 0),
+      doctest::Contains(
+          (path + ": JSON: unknown key 'model.widht' (known: vocab, context, width,").c_str()),
+      Error);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("a diverging run stops with the step and keeps the last good checkpoint") {
