@@ -243,7 +243,7 @@ class JsonFieldReader {
       if (known) continue;
       std::string names;
       for (const char* k : known_) names += (names.empty() ? "" : ", ") + std::string(k);
-      fail("JSON: unknown key ", quoted(prefix_ + key), " (known: ", names, ")");
+      fail("JSON: unknown key ", tapir::quoted(prefix_ + key), " (known: ", names, ")");
     }
   }
 

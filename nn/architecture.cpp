@@ -130,7 +130,7 @@ Architecture load_architecture(const std::string& path) {
   if (j.find("attn") != nullptr) {
     const std::string& kernel = d.attn.kernel;
     TAPIR_CHECK(kernel == "score-spline" || kernel == "feature-spline", path,
-                ": unknown attention kernel ", quoted(kernel));
+                ": unknown attention kernel ", tapir::quoted(kernel));
     a.attn = parse_name<AttentionKind>(kernel);
     a.attn_spline = d.attn.spline;
     a.attn_spline.validate("attention spline of " + path);
@@ -138,8 +138,8 @@ Architecture load_architecture(const std::string& path) {
   }
   for (const FunctionDescription& e : d.functions) {
     Architecture::Function f{e.name, e.slot, e.layer, e.rows, {}};
-    TAPIR_CHECK(f.rows == 1 || f.rows == a.heads, path, ": function ", quoted(f.name), " has ",
-                f.rows, " rows, expected 1 or the heads (", a.heads, ")");
+    TAPIR_CHECK(f.rows == 1 || f.rows == a.heads, path, ": function ", tapir::quoted(f.name),
+                " has ", f.rows, " rows, expected 1 or the heads (", a.heads, ")");
     TAPIR_CHECK((f.slot == "mlp" && a.mlp_learned) ||
                     (f.slot == "attn" && a.attn != AttentionKind::softmax),
                 path, ": function '", f.name, "' is in slot '", f.slot,
