@@ -187,3 +187,16 @@ TEST_CASE("--config: sections of other commands are read too, and every key is c
   CHECK(config_error("train", "width = 64\n[train]\n") ==
         "key 'width' is outside any section (options go in their command's section, e.g. [train])");
 }
+
+TEST_CASE("--spline-range takes two numbers and nothing else") {
+  SplineGridOptions o("spline", SplineGrid(121, -20, 20, true));
+  o.range = "-4,+4.5";
+  CHECK(o.grid() == SplineGrid(121, -4, 4.5, true));
+  for (const std::string bad : {" -4,4", "-4,4x", "-4", "-4,inf", "a,b"}) {
+    CAPTURE(bad);
+    o.range = bad;
+    CHECK_THROWS_WITH_AS(
+        o.grid(), ("--spline-range expects LO,HI (two finite numbers), got '" + bad + "'").c_str(),
+        Error);
+  }
+}
