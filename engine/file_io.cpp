@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -105,6 +106,31 @@ std::string read_file(const std::string& path) {
     }
     if (n == 0) return bytes;
     bytes.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+Json read_json_file(const std::string& path) {
+  const std::string text = read_file(path);  // its errors name the file already
+  try {
+    return parse_json(text);
+  } catch (const Error& e) {
+    fail(path, ": ", e.what());
+  }
+}
+
+void read_json_lines(const std::string& path, const std::function<void(const Json&)>& each) {
+  const std::string text = read_file(path);
+  size_t begin = 0;
+  for (int64_t line = 1; begin < text.size(); ++line) {
+    const size_t end = std::min(text.find('\n', begin), text.size());
+    const std::string_view bytes = std::string_view(text).substr(begin, end - begin);
+    begin = end + 1;
+    if (bytes.empty()) continue;
+    try {
+      each(parse_json(bytes));
+    } catch (const Error& e) {
+      fail(path, ": line ", line, ": ", e.what());
+    }
   }
 }
 

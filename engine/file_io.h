@@ -1,15 +1,42 @@
 // Whole-file reads, crash-safe whole-file writes and line appends. Checkpoints
 // and configs go through write_file_atomic so a crash mid-write leaves either
-// the old file or the new one, never a torn mix.
+// the old file or the new one, never a torn mix. Every error names the file.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "engine/error.h"
+#include "engine/json.h"
 
 namespace tapir {
 
 // The file's bytes. Throws "path: cannot open (reason)" or "path: cannot read
 // (reason)".
 std::string read_file(const std::string& path);
+
+// The JSON value in the file, e.g. "runs/x/config.json: invalid JSON at byte
+// 0: unexpected 'g'" when it is not JSON.
+Json read_json_file(const std::string& path);
+
+// read(the file's JSON value), with a tapir::Error that `read` throws
+// prefixed by "path: ": read_json_file(path, TrainConfig::from_json) gives
+// "runs/x/config.json: JSON: unknown key 'model.widht' (known: ...)".
+template <typename Read>
+auto read_json_file(const std::string& path, Read&& read) {
+  const Json j = read_json_file(path);
+  try {
+    return std::invoke(std::forward<Read>(read), j);
+  } catch (const Error& e) {
+    fail(path, ": ", e.what());
+  }
+}
+
+// Calls each(value) for every non-empty line of a JSON Lines file (such as
+// metrics.jsonl), in order. A line that is not JSON, or an error `each`
+// throws, stops it with "path: line N: ...".
+void read_json_lines(const std::string& path, const std::function<void(const Json&)>& each);
 
 // Writes bytes to path + ".tmp.<pid>", fsyncs it, renames it over path, then
 // fsyncs the directory. On failure the temporary file is removed, path is left

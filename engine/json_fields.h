@@ -18,8 +18,11 @@
 // pair of conversions: f.required(key, member, to, from).
 //
 // Reading starts from the object passed in, so a missing optional field keeps
-// its value. Errors are one line naming the field by its dotted path:
+// its value. A key that the field list does not name is an error, in nested
+// objects and groups too; only std::map fields take any key. Errors are one
+// line naming the field by its dotted path:
 //   JSON: missing key 'model.vocab'
+//   JSON: unknown key 'model.widht' (known: vocab, context, width, ...)
 //   JSON: key 'model.vocab': expected integer, got string
 //   JSON: key 'model.pos': unknown position scheme 'rope' (known: ...)
 #pragma once
@@ -127,12 +130,22 @@ class JsonFieldReader {
     object_.as_object();  // "JSON: expected object, got ..." at the top
   }
 
+  // Reads `object` through `list` (called with the reader), then rejects any
+  // key of it that the list did not name.
+  template <typename List>
+  static void read(const Json& object, std::string prefix, List&& list) {
+    JsonFieldReader reader(object, std::move(prefix));
+    list(reader);
+    reader.reject_unknown_keys();
+  }
+
   template <typename T>
   void required(const char* key, T& member) {
     value(at(key), member, prefix_ + key);
   }
   template <typename T>
   void optional(const char* key, T& member) {
+    known_.push_back(key);
     if (const Json* v = object_.find(key)) value(*v, member, prefix_ + key);
   }
   // `from` makes the member from what the JSON holds.
@@ -147,8 +160,7 @@ class JsonFieldReader {
     const std::string path = prefix_ + key;
     const Json& v = at(key);
     expect(v, v.is_object(), "object", path);
-    JsonFieldReader inner(v, path + ".");
-    list(inner);
+    read(v, path + ".", list);
   }
   // Each of the four keys is optional and keeps the grid's value; the grid
   // is then built (and checked) from all four.
@@ -200,13 +212,13 @@ class JsonFieldReader {
     } else {
       static_assert(HasFields<T, JsonFieldReader>, "no JSON form for this field type");
       expect(v, v.is_object(), "object", path);
-      JsonFieldReader inner(v, path + ".");
-      T::fields(out, inner);
+      read(v, path + ".", [&](JsonFieldReader& inner) { T::fields(out, inner); });
     }
   }
 
  private:
-  const Json& at(const char* key) const {
+  const Json& at(const char* key) {
+    known_.push_back(key);
     const Json* v = object_.find(key);
     if (v == nullptr) fail("JSON: missing key '", prefix_, key, "'");
     return *v;
@@ -224,8 +236,20 @@ class JsonFieldReader {
     }
   }
 
+  void reject_unknown_keys() const {
+    for (const auto& [key, v] : object_.as_object()) {
+      bool known = false;
+      for (const char* k : known_) known = known || key == k;
+      if (known) continue;
+      std::string names;
+      for (const char* k : known_) names += (names.empty() ? "" : ", ") + std::string(k);
+      fail("JSON: unknown key ", tapir::quoted(prefix_ + key), " (known: ", names, ")");
+    }
+  }
+
   const Json& object_;
   std::string prefix_;
+  std::vector<const char*> known_;  // the keys the field list named, in its order
 };
 
 // The JSON object of `object`'s field list.
@@ -235,11 +259,10 @@ Json fields_to_json(const T& object) {
 }
 
 // Reads `j` into `object` through its field list; missing optional fields
-// keep their values.
+// keep their values and unknown keys are errors.
 template <typename T>
 void fields_from_json(const Json& j, T& object) {
-  JsonFieldReader reader(j, "");
-  T::fields(object, reader);
+  JsonFieldReader::read(j, "", [&](JsonFieldReader& reader) { T::fields(object, reader); });
 }
 
 }  // namespace tapir

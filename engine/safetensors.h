@@ -44,6 +44,8 @@ class SafeTensorsFile {
   const SafeTensorView& at(std::string_view name) const;  // throws "<label>: no tensor 'x'"
   const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
   std::string metadata_value(std::string_view key, std::string_view fallback = "") const;
+  // The path it was loaded from (or parse's label): what its errors start with.
+  const std::string& label() const { return label_; }
 
  private:
   SafeTensorsFile() = default;

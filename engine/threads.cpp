@@ -3,11 +3,11 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <string>
 
 #include <cblas.h>
 
 #include "engine/error.h"
+#include "engine/parse.h"
 
 namespace tapir {
 
@@ -31,17 +31,7 @@ int num_threads() {
 int default_num_threads() {
   const char* text = std::getenv("TAPIR_THREADS");
   if (text == nullptr) return 1;
-  const std::string s(text);
-  size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(s, &used);
-  } catch (const std::exception&) {
-    fail("TAPIR_THREADS must be a positive integer, got '", s, "'");
-  }
-  TAPIR_CHECK(used == s.size() && value >= 1 && value <= 4096,
-              "TAPIR_THREADS must be a positive integer up to 4096, got '", s, "'");
-  return static_cast<int>(value);
+  return static_cast<int>(parse_int64(text, "TAPIR_THREADS", 1, 4096));
 }
 
 int64_t parallel_chunk_count(int64_t n, int64_t min_per_thread, int threads) {

@@ -14,6 +14,7 @@
 #include "lab/svg.h"
 #include "nn/architecture.h"
 #include "optim/search.h"
+#include "optim/train_config.h"
 
 namespace tapir {
 
@@ -76,11 +77,7 @@ struct Metrics {
 
 Metrics read_metrics(const std::string& path) {
   Metrics m;
-  std::istringstream in(read_file(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const Json j = parse_json(line);
+  read_json_lines(path, [&](const Json& j) {
     const std::string split = j.at("split").as_string();
     const double step = j.at("step").as_double();
     m.accuracy[split].push_back({step, j.at("accuracy").as_double()});
@@ -89,7 +86,7 @@ Metrics read_metrics(const std::string& path) {
       m.last_groups[split] = *g;
       m.group_by = j.at("group_by").as_string();
     }
-  }
+  });
   return m;
 }
 
@@ -145,12 +142,23 @@ std::string run_section(const std::string& dir) {
 std::string compare_section(const std::string& dir) {
   std::string body = "<h2>Comparison</h2>\n" +
                      markdown_table_html(read_file((fs::path(dir) / "compare.md").string()));
-  const Json j = parse_json(read_file((fs::path(dir) / "compare.json").string()));
-  // The curves of the first evaluation split: the one a comparison is decided on.
-  const Json* splits = j.find("splits");
-  const std::string split = splits != nullptr && splits->size() > 0
-                                ? splits->as_array().front().as_string()
-                                : std::string("test");
+  // What the report needs of compare.json: the first evaluation split (the
+  // one a comparison is decided on) and each variant's name and run folders.
+  struct ComparedVariant {
+    std::string name;
+    std::vector<std::string> run_dirs;
+  };
+  std::string split = "test";
+  std::vector<ComparedVariant> variants;
+  read_json_file((fs::path(dir) / "compare.json").string(), [&](const Json& j) {
+    const Json* splits = j.find("splits");
+    if (splits != nullptr && splits->size() > 0) split = splits->as_array().front().as_string();
+    for (const Json& v : j.at("variants").as_array()) {
+      variants.push_back({v.at("variant").as_string(), {}});
+      for (const Json& run : v.at("runs").as_array())
+        variants.back().run_dirs.push_back(run.at("dir").as_string());
+    }
+  });
   SvgPanel acc, loss;
   acc.title = split + " accuracy (median, band: min to max over seeds)";
   loss.title = split + " loss (median, band: min to max over seeds)";
@@ -158,17 +166,17 @@ std::string compare_section(const std::string& dir) {
   acc.y_label = "accuracy";
   loss.y_label = "loss";
   size_t index = 0;
-  for (const Json& v : j.at("variants").as_array()) {
+  for (const ComparedVariant& v : variants) {
     std::vector<Curve> accs, losses;
-    for (const Json& run : v.at("runs").as_array()) {
-      const SeedRun r = read_run(run.at("dir").as_string(), {});
+    for (const std::string& run_dir : v.run_dirs) {
+      const SeedRun r = read_run(run_dir, {});
       accs.push_back(r.first().accuracy);
       losses.push_back(r.first().loss);
     }
     for (auto [panel, curves] : {std::pair{&acc, &accs}, std::pair{&loss, &losses}}) {
       const Band b = band(*curves);
       SvgSeries s;
-      s.label = v.at("variant").as_string();
+      s.label = v.name;
       s.color = svg_palette(index);
       for (size_t i = 0; i < b.steps.size(); ++i) {
         s.x.push_back(double(b.steps[i]));
@@ -183,16 +191,14 @@ std::string compare_section(const std::string& dir) {
   body += svg_figure("", {acc, loss});
   // The functions each architecture variant trained with (frozen in Stage II),
   // drawn next to GeLU or the identity.
-  for (const Json& v : j.at("variants").as_array()) {
-    const Json& runs = v.at("runs");
-    if (runs.as_array().empty()) continue;
-    const fs::path config = fs::path(runs.as_array().front().at("dir").as_string()) / "config.json";
+  for (const ComparedVariant& v : variants) {
+    if (v.run_dirs.empty()) continue;
+    const fs::path config = fs::path(v.run_dirs.front()) / "config.json";
     if (!fs::exists(config)) continue;
-    const Json run_config = parse_json(read_file(config.string()));
-    const Json* arch = run_config.find("arch_file");
-    if (arch == nullptr || arch->as_string().empty() || !fs::exists(arch->as_string())) continue;
-    body += "<h2>Learned functions of " + html_escape(v.at("variant").as_string()) + "</h2>\n" +
-            architecture_svg(load_architecture(arch->as_string()));
+    const std::string arch = read_json_file(config.string(), TrainConfig::from_json).arch_file;
+    if (arch.empty() || !fs::exists(arch)) continue;
+    body += "<h2>Learned functions of " + html_escape(v.name) + "</h2>\n" +
+            architecture_svg(load_architecture(arch));
   }
   return body;
 }
@@ -200,18 +206,14 @@ std::string compare_section(const std::string& dir) {
 std::string search_section(const std::string& dir) {
   std::string body = "<h2>Stage I search</h2>\n";
   std::map<std::string, std::vector<std::pair<double, double>>> acc, loss;
-  std::istringstream in(read_file((fs::path(dir) / "search.jsonl").string()));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const Json j = parse_json(line);
+  read_json_lines((fs::path(dir) / "search.jsonl").string(), [&](const Json& j) {
     acc["models' mean test accuracy"].push_back(
         {j.at("step").as_double(), j.at("mean_test_accuracy").as_double()});
     loss["D_arch loss"].push_back({j.at("step").as_double(), j.at("arch_loss").as_double()});
-  }
+  });
   const fs::path result = fs::path(dir) / "search_result.json";
   if (fs::exists(result)) {
-    const SearchOutcome outcome = SearchOutcome::from_json(parse_json(read_file(result.string())));
+    const SearchOutcome outcome = read_json_file(result.string(), SearchOutcome::from_json);
     body += std::string(outcome.near_chance() ? "<p class=\"warning\"><b>" : "<p><b>") +
             html_escape(outcome.verdict()) + "</b></p>\n";
   }

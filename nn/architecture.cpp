@@ -2,13 +2,60 @@
 
 #include <cstring>
 
+#include "engine/json_fields.h"
 #include "engine/safetensors.h"
 #include "nn/checkpoint.h"
 
 namespace tapir {
 
 namespace {
+
 constexpr const char* kFormat = "tapir.arch.v1";
+
+// The `attn` object of the description: the attention spline's fields next
+// to its kernel and whether it is per head.
+struct AttnDescription {
+  SplineConfig spline = ModelConfig::default_attn_spline();
+  std::string kernel;
+  bool per_head = false;
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    SplineConfig::fields(c.spline, f);
+    f.required("kernel", c.kernel);
+    f.required("per_head", c.per_head);
+  }
+};
+
+// One entry of `functions`: a Function without its values.
+struct FunctionDescription {
+  std::string name, slot;
+  int64_t layer = 0, rows = 0;
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("name", c.name);
+    f.required("slot", c.slot);
+    f.required("layer", c.layer);
+    f.required("rows", c.rows);
+  }
+};
+
+// The whole description as read; `mlp` and `attn` are present only for the
+// slots the architecture learns.
+struct Description {
+  int64_t layers = 0, heads = 0;
+  SplineConfig mlp;
+  AttnDescription attn;
+  std::vector<FunctionDescription> functions;
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("layers", c.layers);
+    f.required("heads", c.heads);
+    f.optional("mlp", c.mlp);
+    f.optional("attn", c.attn);
+    f.required("functions", c.functions);
+  }
+};
+
 }  // namespace
 
 Json Architecture::describe() const {
@@ -16,21 +63,11 @@ Json Architecture::describe() const {
   j.set("layers", layers);
   j.set("heads", heads);
   if (mlp_learned) j.set("mlp", mlp_spline.to_json());
-  if (attn != AttentionKind::softmax) {
-    Json a = attn_spline.to_json();
-    a.set("kernel", name_of(attn));
-    a.set("per_head", score_per_head);
-    j.set("attn", a);
-  }
+  if (attn != AttentionKind::softmax)
+    j.set("attn", fields_to_json(AttnDescription{attn_spline, name_of(attn), score_per_head}));
   Json fns = Json::array();
-  for (const Function& f : functions) {
-    Json e = Json::object();
-    e.set("name", f.name);
-    e.set("slot", f.slot);
-    e.set("layer", f.layer);
-    e.set("rows", f.rows);
-    fns.push_back(e);
-  }
+  for (const Function& f : functions)
+    fns.push_back(fields_to_json(FunctionDescription{f.name, f.slot, f.layer, f.rows}));
   j.set("functions", fns);
   return j;
 }
@@ -71,30 +108,39 @@ Architecture load_architecture(const std::string& path) {
   const SafeTensorsFile file = SafeTensorsFile::load(path);
   TAPIR_CHECK(file.metadata_value("format") == kFormat, path, ": not a tapir architecture file ",
               "(metadata format is '", file.metadata_value("format"), "', expected ", kFormat, ")");
-  const Json j = parse_json(file.metadata_value("arch"));
+  Description d;
+  Json j;
+  try {
+    j = parse_json(file.metadata_value("arch"));
+    fields_from_json(j, d);
+  } catch (const Error& e) {
+    fail(path, ": metadata 'arch': ", e.what());
+  }
+  TAPIR_CHECK(d.layers >= 0 && d.layers <= 256, path,
+              ": metadata 'arch': key 'layers': expected 0 to 256, got ", d.layers);
+  TAPIR_CHECK(d.heads >= 1 && d.heads <= 65536, path,
+              ": metadata 'arch': key 'heads': expected 1 to 65536, got ", d.heads);
   Architecture a;
-  a.layers = j.at("layers").as_int();
-  a.heads = j.at("heads").as_int();
-  if (const Json* m = j.find("mlp")) {
+  a.layers = d.layers;
+  a.heads = d.heads;
+  if (j.find("mlp") != nullptr) {
     a.mlp_learned = true;
-    a.mlp_spline = SplineConfig::from_json(*m, a.mlp_spline);
+    a.mlp_spline = d.mlp;
     a.mlp_spline.validate("MLP spline of " + path);
   }
-  if (const Json* at = j.find("attn")) {
-    const std::string kernel = at->at("kernel").as_string();
+  if (j.find("attn") != nullptr) {
+    const std::string& kernel = d.attn.kernel;
     TAPIR_CHECK(kernel == "score-spline" || kernel == "feature-spline", path,
-                ": unknown attention kernel '", kernel, "'");
+                ": unknown attention kernel ", tapir::quoted(kernel));
     a.attn = parse_name<AttentionKind>(kernel);
-    a.attn_spline = SplineConfig::from_json(*at, a.attn_spline);
+    a.attn_spline = d.attn.spline;
     a.attn_spline.validate("attention spline of " + path);
-    a.score_per_head = at->at("per_head").as_bool();
+    a.score_per_head = d.attn.per_head;
   }
-  for (const Json& e : j.at("functions").as_array()) {
-    Architecture::Function f{e.at("name").as_string(),
-                             e.at("slot").as_string(),
-                             e.at("layer").as_int(),
-                             e.at("rows").as_int(),
-                             {}};
+  for (const FunctionDescription& e : d.functions) {
+    Architecture::Function f{e.name, e.slot, e.layer, e.rows, {}};
+    TAPIR_CHECK(f.rows == 1 || f.rows == a.heads, path, ": function ", tapir::quoted(f.name),
+                " has ", f.rows, " rows, expected 1 or the heads (", a.heads, ")");
     TAPIR_CHECK((f.slot == "mlp" && a.mlp_learned) ||
                     (f.slot == "attn" && a.attn != AttentionKind::softmax),
                 path, ": function '", f.name, "' is in slot '", f.slot,

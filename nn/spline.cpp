@@ -4,6 +4,7 @@
 
 #include "autograd/ops.h"
 #include "engine/json_fields.h"
+#include "engine/parse.h"
 
 namespace tapir {
 
@@ -12,14 +13,12 @@ namespace {
 // "const:C" -> C; false if init is not of that form.
 bool parse_const_init(const std::string& init, double& value) {
   if (init.rfind("const:", 0) != 0) return false;
-  const std::string text = init.substr(6);
-  size_t used = 0;
   try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return false;
+    value = parse_double(std::string_view(init).substr(6), "init");
+  } catch (const Error&) {
+    return false;  // validate names the whole init
   }
-  return used == text.size() && std::isfinite(value);
+  return true;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "autograd/ops.h"
+#include "engine/parse.h"
 #include "optim/batch.h"
 #include "optim/task_loss.h"
 
@@ -136,7 +137,8 @@ void ConstrainedTrainer::load_state(const SafeTensorsFile& file) {
   const SafeTensorView& rng = file.at("constraint.dual_rng");
   dual_rng_.set_state(RngState::from_words(reinterpret_cast<const int32_t*>(rng.data),
                                            rng.nbytes / sizeof(int32_t)));
-  pending_steps_ = std::stoll(file.metadata_value("constraint_pending_steps", "0"));
+  pending_steps_ = parse_int64(file.metadata_value("constraint_pending_steps", "0"),
+                               file.label() + ": metadata 'constraint_pending_steps'", 0);
 }
 
 void ConstrainedTrainer::add_metrics(Json& line) const {

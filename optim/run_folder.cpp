@@ -68,7 +68,7 @@ void RunFolder::write_config(const TrainConfig& config) const {
 }
 
 TrainConfig RunFolder::read_config() const {
-  return TrainConfig::from_json(parse_json(read_file(file(kConfig))));
+  return read_json_file(file(kConfig), TrainConfig::from_json);  // errors name the file
 }
 
 void RunFolder::append_metrics(const Json& line) const {

@@ -6,6 +6,7 @@
 
 #include "autograd/ops.h"
 #include "engine/file_io.h"
+#include "engine/json_fields.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/task_loss.h"
@@ -280,10 +281,14 @@ Json SearchOutcome::to_json() const {
 
 SearchOutcome SearchOutcome::from_json(const Json& j) {
   SearchOutcome o;
-  o.steps = j.at("steps").as_int();
-  o.untrained_accuracy = j.at("untrained_mean_test_accuracy").as_double();
-  o.final_accuracy = j.at("final_mean_test_accuracy").as_double();
-  o.knot_abs_max = j.at("knot_abs_max").as_double();
+  JsonFieldReader::read(j, "", [&](JsonFieldReader& f) {
+    f.required("steps", o.steps);
+    f.required("untrained_mean_test_accuracy", o.untrained_accuracy);
+    f.required("final_mean_test_accuracy", o.final_accuracy);
+    f.required("knot_abs_max", o.knot_abs_max);
+    bool near_chance = false;  // written for readers of the file; follows from the above
+    f.optional("near_chance", near_chance);
+  });
   return o;
 }
 

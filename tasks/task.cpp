@@ -1,10 +1,10 @@
 #include "tasks/task.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
 #include "engine/error.h"
+#include "engine/json.h"
+#include "engine/parse.h"
 
 namespace tapir {
 
@@ -81,11 +81,7 @@ int64_t TaskOptions::get_int(const std::string& name, int64_t fallback, int64_t 
   used_.insert(name);
   auto it = values_.find(name);
   if (it == values_.end()) return fallback;
-  int64_t v = 0;
-  const std::string& s = it->second;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  TAPIR_CHECK(ec == std::errc() && end == s.data() + s.size(), "option ", name,
-              ": expected an integer, got '", s, "'");
+  const int64_t v = parse_int64(it->second, "option " + name);
   TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", v, " is outside the allowed range [", lo,
               ", ", hi, "]");
   return v;
@@ -97,15 +93,7 @@ double TaskOptions::get_double(const std::string& name, double fallback, double 
   auto it = values_.find(name);
   if (it == values_.end()) return fallback;
   const std::string& s = it->second;
-  size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  TAPIR_CHECK(pos == s.size() && pos > 0 && std::isfinite(v), "option ", name,
-              ": expected a number, got '", s, "'");
+  const double v = parse_double(s, "option " + name);
   TAPIR_CHECK(v >= lo && v <= hi, "option ", name, " = ", s, " is outside the allowed range [", lo,
               ", ", hi, "]");
   return v;
@@ -126,17 +114,11 @@ std::vector<double> parse_double_list(std::string_view text, const std::string& 
   size_t begin = 0;
   while (begin <= text.size()) {
     const size_t end = std::min(text.find(',', begin), text.size());
-    const std::string item(text.substr(begin, end - begin));
-    size_t pos = 0;
-    double v = 0;
     try {
-      v = std::stod(item, &pos);
-    } catch (const std::exception&) {
-      pos = 0;
+      out.push_back(parse_double(text.substr(begin, end - begin), what));
+    } catch (const Error&) {
+      fail(what, ": expected a comma-separated list of numbers, got ", tapir::quoted(text));
     }
-    TAPIR_CHECK(pos == item.size() && pos > 0 && std::isfinite(v), what,
-                ": expected a comma-separated list of numbers, got '", text, "'");
-    out.push_back(v);
     begin = end + 1;
   }
   return out;

@@ -137,6 +137,47 @@ TEST_CASE("architecture files round-trip the learned functions and their descrip
                        doctest::Contains("not a tapir architecture file"), Error);
 }
 
+TEST_CASE("an architecture file's description is read strictly, naming the file and the key") {
+  TempDir dir;
+  Transformer source(learned_config());
+  const std::string good = dir.file("arch.safetensors");
+  save_architecture(good, architecture_of(source));
+  const SafeTensorsFile file = SafeTensorsFile::load(good);
+  std::vector<SafeTensorWrite> tensors;
+  for (const SafeTensorView& v : file.tensors())
+    tensors.push_back({v.name, v.dtype, v.shape, v.data});
+  // The file with its description changed by `edit`; the error loading it.
+  const auto load_error = [&](auto&& edit) {
+    Json arch = parse_json(file.metadata_value("arch"));
+    edit(arch);
+    const std::string bad = dir.file("bad.safetensors");
+    save_safetensors(bad, tensors, {{"format", "tapir.arch.v1"}, {"arch", to_json(arch)}});
+    try {
+      load_architecture(bad);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(load_error([](Json&) {}) == "");
+  const std::string bad = dir.file("bad.safetensors");
+  CHECK(load_error([](Json& a) { a.set("layer", 2); }) ==
+        bad +
+            ": metadata 'arch': JSON: unknown key 'layer' (known: layers, heads, mlp, attn, "
+            "functions)");
+  CHECK(load_error([](Json& a) {
+          Json attn = a.at("attn");
+          attn.set("per-head", true);
+          a.set("attn", attn);
+        }) == bad +
+                  ": metadata 'arch': JSON: unknown key 'attn.per-head' (known: knots, lo, hi, "
+                  "extrapolate, init, scope, kernel, per_head)");
+  CHECK(load_error([](Json& a) { a.set("heads", "4"); }) ==
+        bad + ": metadata 'arch': JSON: key 'heads': expected integer, got string");
+  CHECK(load_error([](Json& a) { a.set("heads", 1 << 20); }) ==
+        bad + ": metadata 'arch': key 'heads': expected 1 to 65536, got 1048576");
+}
+
 TEST_CASE("train --arch: the functions are frozen by default, trainable on request") {
   TempDir dir;
   ModelConfig c = learned_config();

@@ -4,10 +4,16 @@
 // commands that only read and write files take no --threads.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "tools/commands.h"
+#include "tools/config_file.h"
 #include "tools/options.h"
 
 using namespace tapir;
@@ -21,6 +27,7 @@ struct Cli {
   std::vector<Command> commands;
   Cli() {
     app.require_subcommand(1);
+    add_config_option(app);
     for (auto add : {add_train_command, add_eval_command, add_dump_command, add_bench_command,
                      add_compare_command, add_search_command, add_transfer_command,
                      add_report_command, add_plot_command, add_selfcheck_command, add_tasks_command,
@@ -32,12 +39,36 @@ struct Cli {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants reversed
     try {
       app.parse(reversed);
+    } catch (const CLI::ConfigError& e) {
+      return config_file_error(app, e);  // as tools/main.cpp reports it
     } catch (const CLI::ParseError& e) {
       return e.what();
     }
     return "";
   }
 };
+
+// A --config file with the given text, removed at the end of the test.
+struct ConfigFile {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("tapir_test_config_" + std::to_string(::getpid()) + ".toml"))
+                         .string();
+  explicit ConfigFile(const std::string& text) { std::ofstream(path) << text; }
+  ~ConfigFile() { std::remove(path.c_str()); }
+};
+
+// The error of `tapir COMMAND --config FILE` for a file holding `text`.
+// bench has a --config of its own, so its file is named before it.
+std::string config_error(const std::string& command, const std::string& text) {
+  ConfigFile file(text);
+  Cli cli;
+  const std::string error = cli.parse_error(
+      command == "bench" ? std::vector<std::string>{"--config", file.path, command}
+                         : std::vector<std::string>{command, "--config", file.path});
+  if (error.empty()) return "";
+  CHECK(error.rfind(file.path + ": ", 0) == 0);  // the file comes first
+  return error.substr(file.path.size() + 2);
+}
 
 // Each computing command with the options it requires.
 const std::vector<std::vector<std::string>> kComputing = {
@@ -120,4 +151,52 @@ TEST_CASE("--help marks the defaults that differ from train's") {
     CHECK(help_of(command, "--lr").find("train's default") == std::string::npos);
   }
   CHECK(help_of("compare", "--mlp-act").find("train's default") == std::string::npos);
+}
+
+TEST_CASE("--config: sections of other commands are read too, and every key is checked") {
+  // The repository's example, and a file with a section per command.
+  Cli cli;
+  const std::string example =
+      (std::filesystem::path(__FILE__).parent_path().parent_path() / "configs" / "modadd.toml")
+          .string();
+  CHECK(cli.parse_error({"train", "--config", example}) == "");
+  const std::string both = "[train]\nlr = 1e-3\nopt = [\"p=23\"]\n[bench]\nsteps = 5\n";
+  CHECK(config_error("train", both) == "");
+  CHECK(config_error("bench", both) == "");
+
+  CHECK(config_error("train", "[train]\nweight_decay = 1\n") ==
+        "unknown key 'weight_decay' in [train] (did you mean 'weight-decay'? the keys are the "
+        "options of `tapir train --help`; task options go in opt = [\"name=value\", ...])");
+  CHECK(config_error("train", "[train]\nsteps = 10\nlrr = 3e-3\n") ==
+        "unknown key 'lrr' in [train] (did you mean 'lr'? the keys are the options of `tapir "
+        "train --help`; task options go in opt = [\"name=value\", ...])");
+  // A task option is not a key of its own.
+  CHECK(config_error("train", "[train]\np = 97\n").find("unknown key 'p' in [train]") == 0);
+  // Another command's section is checked as well, whichever command runs.
+  CHECK(config_error("train", "[train]\nlr = 1e-3\n[bench]\nwarmpu = 2\n") ==
+        "unknown key 'warmpu' in [bench] (did you mean 'warmup'? the keys are the options of "
+        "`tapir bench --help`)");
+  CHECK(config_error("train", "[trian]\nlr = 1e-3\n")
+            .find("unknown section [trian] (known: train, "
+                  "eval,") == 0);
+  CHECK(config_error("tasks", "[tasks.shwo]\n") ==
+        "unknown section [tasks.shwo] (known: list, show)");
+  CHECK(config_error("tasks", "[tasks.show]\nnmae = \"copy\"\n") ==
+        "unknown key 'nmae' in [tasks.show] (did you mean 'name'? the keys are the options of "
+        "`tapir tasks show --help`; task options go in opt = [\"name=value\", ...])");
+  CHECK(config_error("train", "width = 64\n[train]\n") ==
+        "key 'width' is outside any section (options go in their command's section, e.g. [train])");
+}
+
+TEST_CASE("--spline-range takes two numbers and nothing else") {
+  SplineGridOptions o("spline", SplineGrid(121, -20, 20, true));
+  o.range = "-4,+4.5";
+  CHECK(o.grid() == SplineGrid(121, -4, 4.5, true));
+  for (const std::string bad : {" -4,4", "-4,4x", "-4", "-4,inf", "a,b"}) {
+    CAPTURE(bad);
+    o.range = bad;
+    CHECK_THROWS_WITH_AS(
+        o.grid(), ("--spline-range expects LO,HI (two finite numbers), got '" + bad + "'").c_str(),
+        Error);
+  }
 }

@@ -11,6 +11,7 @@
 
 #include "autograd/ops.h"
 #include "engine/file_io.h"
+#include "engine/safetensors.h"
 #include "optim/constrained_trainer.h"
 #include "optim/layer_eval.h"
 #include "optim/task_loss.h"
@@ -165,6 +166,41 @@ TEST_CASE("a resumed constrained run restores multipliers, slacks and pending su
     fs::remove_all(whole);
     fs::remove_all(split);
   }
+}
+
+TEST_CASE("a resume file's constraint metadata is read strictly, naming the file") {
+  TrainConfig c = constrained(small("sorted"));
+  c.steps = 20;
+  const std::string dir = temp_dir("metadata");
+  {
+    auto t = make_trainer(c, dir);
+    t->start_fresh(false);
+    t->run();
+  }
+  const std::string path = dir + "/resume.safetensors";
+  // The file again, with the pending step count replaced by `pending`.
+  const auto rewrite = [&](const std::string& pending) {
+    const SafeTensorsFile file = SafeTensorsFile::load(path);
+    std::vector<SafeTensorWrite> tensors;
+    for (const SafeTensorView& v : file.tensors())
+      tensors.push_back({v.name, v.dtype, v.shape, v.data});
+    std::vector<std::pair<std::string, std::string>> meta = file.metadata();
+    for (auto& [key, value] : meta)
+      if (key == "constraint_pending_steps") value = pending;
+    save_safetensors(path, tensors, meta);
+  };
+  rewrite("0");
+  CHECK_NOTHROW(Trainer::resume(dir));
+  rewrite("12abc");
+  CHECK_THROWS_WITH_AS(
+      Trainer::resume(dir),
+      (path + ": metadata 'constraint_pending_steps': expected a non-negative integer, "
+              "got '12abc'")
+          .c_str(),
+      Error);
+  rewrite("-1");
+  CHECK_THROWS_WITH_AS(Trainer::resume(dir), doctest::Contains("got '-1'"), Error);
+  fs::remove_all(dir);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "engine/error.h"
 #include "engine/file_io.h"
@@ -122,4 +123,39 @@ TEST_CASE("file_io: append_line appends whole lines") {
   CHECK(error_of([&] {
           tapir::append_line(dir.file("no/such.jsonl"), "x");
         }).find("cannot open for append (No such file or directory)") != std::string::npos);
+}
+
+TEST_CASE("file_io: read_json_file names the file in parse errors and in the reader's errors") {
+  TempDir dir;
+  const std::string path = dir.file("config.json");
+  tapir::write_file_atomic(path, "{\"a\":1}\n");
+  CHECK(tapir::read_json_file(path).at("a").as_int() == 1);
+  CHECK(tapir::read_json_file(path, [](const tapir::Json& j) { return j.at("a").as_int(); }) == 1);
+  CHECK(error_of([&] {
+          tapir::read_json_file(path, [](const tapir::Json& j) { return j.at("b").as_int(); });
+        }) == path + ": JSON: missing key 'b'");
+  tapir::write_file_atomic(path, "garbage");
+  CHECK(error_of([&] { tapir::read_json_file(path); }) ==
+        path + ": invalid JSON at byte 0: unexpected 'g'");
+  // I/O errors already name it, once.
+  const std::string missing = dir.file("nope.json");
+  CHECK(error_of([&] { tapir::read_json_file(missing); }) ==
+        missing + ": cannot open (No such file or directory)");
+}
+
+TEST_CASE("file_io: read_json_lines gives each line in order and names the file and the line") {
+  TempDir dir;
+  const std::string path = dir.file("metrics.jsonl");
+  tapir::write_file_atomic(path, "{\"step\":1}\n\n{\"step\":2}\n{\"step\":3}");
+  std::vector<int64_t> steps;
+  tapir::read_json_lines(path,
+                         [&](const tapir::Json& j) { steps.push_back(j.at("step").as_int()); });
+  CHECK(steps == std::vector<int64_t>{1, 2, 3});
+  tapir::write_file_atomic(path, "{\"step\":1}\n{\"step\":2,}\n");
+  CHECK(error_of([&] { tapir::read_json_lines(path, [](const tapir::Json&) {}); }) ==
+        path + ": line 2: invalid JSON at byte 10: expected a string key");
+  tapir::write_file_atomic(path, "{\"step\":1}\n{\"stop\":2}\n");
+  CHECK(error_of([&] {
+          tapir::read_json_lines(path, [](const tapir::Json& j) { j.at("step"); });
+        }) == path + ": line 2: JSON: missing key 'step'");
 }

@@ -342,3 +342,23 @@ TEST_CASE("json fields: errors name the field") {
         "JSON: key 'inner': expected object, got array");
   CHECK(read_error("[]") == "JSON: expected object, got array");
 }
+
+TEST_CASE("json fields: a key the field list does not name is an error, at any depth") {
+  const std::string fields =
+      R"("flag":true,"threads":1,"seed":0,"rate":1.0,"name":"a","rates":[0.5],)";
+  const std::string ok = fields + R"("group":{"value":1.0})";
+  CHECK(read_error(R"({"options":{},)" + ok + "}") == "");
+  CHECK(read_error(R"({"options":{},"thread":2,)" + ok + "}") ==
+        "JSON: unknown key 'thread' (known: flag, threads, seed, rate, name, device, rates, "
+        "options, inner, group)");
+  CHECK(read_error(R"({"options":{},"inner":{"count":1,"knot":4},)" + ok + "}") ==
+        "JSON: unknown key 'inner.knot' (known: count, knots, lo, hi, extrapolate)");
+  CHECK(read_error(R"({"options":{},)" + fields + R"("group":{"value":1.0,"valeu":2.0}})") ==
+        "JSON: unknown key 'group.valeu' (known: value)");
+  // A hostile key cannot break the message over lines.
+  CHECK(read_error(R"({"options":{},"a\nb":0,)" + ok + "}").find('\n') == std::string::npos);
+  // A map is free-form: any key is an entry.
+  Sample s;
+  tapir::fields_from_json(parse_json(R"({"options":{"p":"97","anything":"x"},)" + ok + "}"), s);
+  CHECK(s.options.size() == 2);
+}

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "optim/recommend.h"
+#include "tools/config_file.h"
 #include "tools/train_options.h"
 
 using namespace tapir;
@@ -55,8 +56,7 @@ namespace {
 // [train] sections), then finished and given the task's recommendations.
 TrainConfig parse_train(const std::vector<std::string>& args) {
   CLI::App app{"tapir"};
-  app.set_config("--config", "", "config file");
-  app.fallthrough();
+  add_config_option(app);
   CLI::App* train = app.add_subcommand("train", "");
   TrainOptions o;
   add_train_options(*train, o);
@@ -91,6 +91,16 @@ TEST_CASE("a flag on the command line or in a --config file wins over the recomm
   CHECK(file.batch == 128);
   CHECK(file.optimizer.weight_decay == 0.5);
   CHECK(file.schedule.base_lr == doctest::Approx(3e-3));
+
+  // Task options in a file go in `opt`, as in configs/modadd.toml.
+  const std::string example =
+      (std::filesystem::path(__FILE__).parent_path().parent_path() / "configs" / "modadd.toml")
+          .string();
+  TrainConfig modadd = parse_train({"--config", example});
+  CHECK(modadd.task_options.values() ==
+        std::map<std::string, std::string>{{"p", "97"}, {"train-frac", "0.5"}});
+  CHECK(modadd.optimizer.weight_decay == 1.0);
+  CHECK(modadd.steps == 6000);
 
   // A task without recommendations keeps train's defaults.
   const TrainConfig defaults;

@@ -149,6 +149,12 @@ TEST_CASE("a search's verdict: near chance when the models gained under a tenth 
   CHECK(back.untrained_accuracy == o.untrained_accuracy);
   CHECK(back.final_accuracy == o.final_accuracy);
   CHECK(back.knot_abs_max == 34);
+  Json extra = o.to_json();
+  extra.set("knot_max", 3.0);
+  CHECK_THROWS_WITH_AS(SearchOutcome::from_json(extra),
+                       "JSON: unknown key 'knot_max' (known: steps, untrained_mean_test_accuracy, "
+                       "final_mean_test_accuracy, knot_abs_max, near_chance)",
+                       Error);
 }
 
 TEST_CASE("a search whose models cannot learn records that they ended near chance") {
@@ -162,7 +168,7 @@ TEST_CASE("a search whose models cannot learn records that they ended near chanc
   search.run();
   CHECK(search.outcome().near_chance());
   const SearchOutcome stored =
-      SearchOutcome::from_json(parse_json(read_file((dir / "search_result.json").string())));
+      read_json_file((dir / "search_result.json").string(), SearchOutcome::from_json);
   CHECK(stored.near_chance());
   CHECK(stored.steps == search.steps_total());
   fs::remove_all(dir);

@@ -153,6 +153,11 @@ TEST_CASE("Spline module: inits, parameter and config checks") {
   SplineConfig bad;
   bad.init = "const:abc";
   CHECK_THROWS_WITH_AS(bad.validate("MLP spline"), doctest::Contains("const:C"), Error);
+  for (const char* init : {"const: 0.5", "const:0.5 ", "const:inf", "const:"}) {
+    CAPTURE(init);
+    bad.init = init;
+    CHECK_THROWS_AS(bad.validate("MLP spline"), Error);  // std::stod took the first
+  }
   // The grid is checked where it is made: a config cannot hold a bad one.
   CHECK_THROWS_WITH_AS(parse_extrapolation("mirror"), doctest::Contains("linear or constant"),
                        Error);

@@ -106,10 +106,13 @@ TEST_CASE("thread counts are validated") {
   CHECK(tapir::default_num_threads() == 1);
   setenv("TAPIR_THREADS", "3", 1);
   CHECK(tapir::default_num_threads() == 3);
-  for (const char* bad : {"0", "-1", "two", "2x", ""}) {
+  for (const char* bad : {"0", "-1", "two", "2x", "", " 2", "5000"}) {
     CAPTURE(bad);
     setenv("TAPIR_THREADS", bad, 1);
-    CHECK_THROWS_AS(tapir::default_num_threads(), tapir::Error);
+    CHECK_THROWS_WITH_AS(
+        tapir::default_num_threads(),
+        ("TAPIR_THREADS: expected an integer in [1, 4096], got '" + std::string(bad) + "'").c_str(),
+        tapir::Error);
   }
   if (saved) {
     setenv("TAPIR_THREADS", saved_value.c_str(), 1);

@@ -11,6 +11,7 @@
 #include "engine/file_io.h"
 #include "nn/checkpoint.h"
 #include "optim/model_run.h"
+#include "optim/run_folder.h"
 #include "optim/trainer.h"
 #include "tests/seed_trials.h"
 
@@ -158,6 +159,73 @@ TEST_CASE("checkpoints round-trip, and a mismatched model is refused by name") {
   // An existing run folder is not overwritten without --force.
   Trainer again(c, dir);
   CHECK_THROWS_WITH_AS(again.start_fresh(false), doctest::Contains("already exists"), Error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("config.json: every key is one the config knows; task options take any name") {
+  TrainConfig c = small_modadd();
+  c.model.vocab = 25;  // filled in from the task when training
+  c.model.context = 4;
+  c.task_options.set("any-name", "1");
+  const Json written = c.to_json();
+  CHECK(TrainConfig::from_json(written).to_json() == written);
+
+  Json top = written;
+  top.set("stepz", 10);
+  CHECK_THROWS_WITH_AS(TrainConfig::from_json(top),
+                       doctest::Contains("JSON: unknown key 'stepz' (known: task, task_options, "
+                                         "model, optimizer, schedule, constraint, steps,"),
+                       Error);
+  Json model = written;
+  Json m = model.at("model");
+  m.set("widht", 64);
+  model.set("model", m);
+  CHECK_THROWS_WITH_AS(TrainConfig::from_json(model),
+                       doctest::Contains("JSON: unknown key 'model.widht' (known: vocab, "
+                                         "context, width, heads, layers,"),
+                       Error);
+  Json group = written;
+  Json o = group.at("optimizer");
+  o.set("weight-decay", 1.0);
+  group.set("optimizer", o);
+  CHECK_THROWS_WITH_AS(
+      TrainConfig::from_json(group),
+      "JSON: unknown key 'optimizer.weight-decay' (known: name, beta1, beta2, eps, "
+      "weight_decay, momentum, nesterov)",
+      Error);
+  Json spline = written;
+  m = spline.at("model");
+  Json s = m.at("mlp_spline");
+  s.set("knot", 5);
+  m.set("mlp_spline", s);
+  spline.set("model", m);
+  CHECK_THROWS_WITH_AS(TrainConfig::from_json(spline),
+                       "JSON: unknown key 'model.mlp_spline.knot' (known: knots, lo, hi, "
+                       "extrapolate, init, scope)",
+                       Error);
+}
+
+TEST_CASE("a run folder's config.json: errors name the file") {
+  TrainConfig c = small_modadd();
+  c.steps = 1;
+  c.eval_every = 1;
+  const std::string dir = temp_dir("config");
+  Trainer t(c, dir);
+  t.start_fresh(false);
+  t.run();
+  const std::string path = dir + "/config.json";
+  const std::string good = read_file(path);
+  CHECK(RunFolder(dir).read_config().to_json() == parse_json(good));
+  write_file_atomic(path, "garbage");
+  CHECK_THROWS_WITH_AS(open_run(dir), (path + ": invalid JSON at byte 0: unexpected 'g'").c_str(),
+                       Error);
+  const size_t width = good.find("\"width\"");
+  write_file_atomic(path, good.substr(0, width) + "\"widht\": 1, " + good.substr(width));
+  CHECK_THROWS_WITH_AS(
+      Trainer::resume(dir, 0),
+      doctest::Contains(
+          (path + ": JSON: unknown key 'model.widht' (known: vocab, context, width,").c_str()),
+      Error);
   fs::remove_all(dir);
 }
 

@@ -4,6 +4,7 @@
 
 #include "engine/error.h"
 #include "tools/commands.h"
+#include "tools/config_file.h"
 #include "tools/version.h"
 
 // Whether a parsed command (or the sub-subcommand it ran) takes task options.
@@ -25,9 +26,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", tapir::version_text(),
                        "Print the version, the git commit and how this build was made, and exit");
   // Config files hold one section per subcommand ([train], [bench], ...);
-  // fallthrough lets `tapir train --config FILE` name it after the subcommand.
-  app.set_config("--config", "", "Read options from a TOML/INI file with [subcommand] sections");
-  app.fallthrough();
+  // an unknown section or key is an error (tools/config_file.h).
+  tapir::add_config_option(app);
   std::vector<tapir::Command> commands = {
       tapir::add_train_command(app),    tapir::add_eval_command(app),
       tapir::add_dump_command(app),     tapir::add_bench_command(app),
@@ -40,7 +40,14 @@ int main(int argc, char** argv) {
   // accept them (as task options), checked below. Set after the subcommands
   // are made, so that they do not inherit it.
   app.allow_extras();
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ConfigError& e) {
+    std::fprintf(stderr, "tapir: %s\n", tapir::config_file_error(app, e).c_str());
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
   try {
     for (const auto& command : commands) {
       if (!command.app->parsed()) continue;

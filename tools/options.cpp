@@ -4,6 +4,8 @@
 #include <sstream>
 #include <utility>
 
+#include "engine/json.h"
+#include "engine/parse.h"
 #include "nn/spline.h"
 
 namespace tapir {
@@ -53,19 +55,13 @@ std::string number_text(double v) {
 // "LO,HI" -> lo and hi.
 void parse_range(const std::string& flag, const std::string& text, double& lo, double& hi) {
   const size_t comma = text.find(',');
-  bool ok = comma != std::string::npos;
-  if (ok) {
-    try {
-      size_t used_lo = 0, used_hi = 0;
-      const std::string a = text.substr(0, comma), b = text.substr(comma + 1);
-      lo = std::stod(a, &used_lo);
-      hi = std::stod(b, &used_hi);
-      ok = used_lo == a.size() && used_hi == b.size();
-    } catch (const std::exception&) {
-      ok = false;
-    }
+  try {
+    TAPIR_CHECK(comma != std::string::npos, "no comma");
+    lo = parse_double(std::string_view(text).substr(0, comma), "LO");
+    hi = parse_double(std::string_view(text).substr(comma + 1), "HI");
+  } catch (const Error&) {
+    fail(flag, " expects LO,HI (two finite numbers), got ", tapir::quoted(text));
   }
-  TAPIR_CHECK(ok, flag, " expects LO,HI (two numbers), got '", text, "'");
 }
 
 }  // namespace

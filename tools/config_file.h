@@ -1,0 +1,23 @@
+// `tapir --config FILE`: options read from a TOML/INI file with one section
+// per command ([train], [bench], [tasks.show], ...), each key the long name
+// of one of that command's options (`weight-decay = 1.0`). The whole file is
+// checked, whichever command runs: an unknown section or key is an error.
+// Task options are not keys of their own: they go in `opt = ["p=97", ...]`.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace tapir {
+
+// Adds --config to the top-level app and makes it strict. Call before the
+// commands are added: it also lets `tapir train --config FILE` name the
+// file after the command (fallthrough, which the commands inherit).
+void add_config_option(CLI::App& app);
+
+// The one-line message for a CLI::ConfigError that parsing `app` raised: the
+// file, the section and the key, and what would have been accepted, e.g.
+//   run.toml: unknown key 'lrr' in [train] (did you mean 'lr'? the keys are
+//   the options of `tapir train --help`; task options go in opt = ["name=value", ...])
+std::string config_file_error(const CLI::App& app, const CLI::ConfigError& error);
+
+}  // namespace tapir
