@@ -49,11 +49,7 @@ SeedRun read_run(const std::string& dir, const std::vector<double>& thresholds) 
   SeedRun r;
   r.dir = dir;
   const std::string path = (fs::path(dir) / "metrics.jsonl").string();
-  std::istringstream in(read_file(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const Json j = parse_json(line);
+  read_json_lines(path, [&r](const Json& j) {
     SplitRun& split = entry(r.splits, &SplitRun::split, j.at("split").as_string());
     const int64_t step = j.at("step").as_int();
     const double seconds = j.at("wall_s").as_double();
@@ -65,7 +61,7 @@ SeedRun read_run(const std::string& dir, const std::vector<double>& thresholds) 
       for (const auto& [key, g] : groups->as_object())
         split.final_groups.push_back({key, g.at("accuracy").as_double()});
     }
-  }
+  });
   TAPIR_CHECK(!r.splits.empty(), path, ": no evaluations logged");
   for (SplitRun& split : r.splits) {
     for (double threshold : thresholds) {

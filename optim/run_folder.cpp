@@ -1,13 +1,13 @@
 // The files of a run folder (optim/run_folder.h).
 #include "optim/run_folder.h"
 
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
 
 #include "engine/file_io.h"
 #include "engine/folder_lock.h"
+#include "engine/parse.h"
 #include "nn/architecture.h"
 
 namespace tapir {
@@ -163,24 +163,14 @@ namespace {
 // A counter of the resume file's metadata, strictly: present, all digits,
 // in range. A damaged file stops the resume before anything changes.
 int64_t metadata_count(const SafeTensorsFile& file, const std::string& path, const char* key) {
-  const std::string text = file.metadata_value(key, "");
-  int64_t value = -1;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  TAPIR_CHECK(!text.empty() && ec == std::errc() && ptr == end && value >= 0, path, ": metadata '",
-              key, "': expected a non-negative integer, got ", to_json(Json(text)));
-  return value;
+  return parse_int64(file.metadata_value(key, ""), path + ": metadata '" + key + "'", 0);
 }
 
 double metadata_seconds(const SafeTensorsFile& file, const std::string& path, const char* key) {
-  const std::string text = file.metadata_value(key, "");
-  double value = -1;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  TAPIR_CHECK(
-      !text.empty() && ec == std::errc() && ptr == end && std::isfinite(value) && value >= 0, path,
-      ": metadata '", key, "': expected a non-negative number of seconds, got ",
-      to_json(Json(text)));
+  const double value =
+      parse_double(file.metadata_value(key, ""), path + ": metadata '" + key + "'");
+  TAPIR_CHECK(value >= 0, path, ": metadata '", key, "': expected a non-negative number, got ",
+              value);
   return value;
 }
 
@@ -192,7 +182,7 @@ SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Op
   SafeTensorsFile resume = SafeTensorsFile::load(path);
   const std::string format = resume.metadata_value("format", "");
   TAPIR_CHECK(format == "tapir.resume.v1", path,
-              ": metadata 'format': expected \"tapir.resume.v1\", got ", to_json(Json(format)));
+              ": metadata 'format': expected 'tapir.resume.v1', got ", tapir::quoted(format));
   clock.step = metadata_count(resume, path, "step");
   const int64_t optimizer_steps = metadata_count(resume, path, "optimizer_steps");
   clock.wall_s = metadata_seconds(resume, path, "wall_s");

@@ -196,7 +196,7 @@ void Trainer::check_resume_tensors(const SafeTensorsFile& file, const std::strin
   save_state(extra, extra_meta);
   for (const SafeTensorWrite& w : extra) known.insert(w.name);
   for (const SafeTensorView& v : file.tensors())
-    TAPIR_CHECK(known.count(v.name), path, ": tensor ", to_json(Json(v.name)),
+    TAPIR_CHECK(known.count(v.name), path, ": tensor ", tapir::quoted(v.name),
                 " is not part of this run's state");
 }
 

@@ -152,9 +152,9 @@ TEST_CASE("a damaged resume file stops the resume before anything in the folder 
     std::string key, value, message;
   };
   for (const Case& k : std::vector<Case>{
-           {"step", "12abc", "metadata 'step': expected a non-negative integer, got \"12abc\""},
-           {"step", "-5", "metadata 'step': expected a non-negative integer, got \"-5\""},
-           {"step", "", "metadata 'step': expected a non-negative integer, got \"\""},
+           {"step", "12abc", "metadata 'step': expected a non-negative integer, got '12abc'"},
+           {"step", "-5", "metadata 'step': expected a non-negative integer, got '-5'"},
+           {"step", "", "metadata 'step': expected a non-negative integer, got ''"},
            {"step", "11", "step 11 is beyond the run's end (10 steps in config.json)"},
            {"optimizer_steps", "x", "metadata 'optimizer_steps'"},
            {"wall_s", "nan", "metadata 'wall_s'"},
@@ -169,8 +169,7 @@ TEST_CASE("a damaged resume file stops the resume before anything in the folder 
   }
   rewrite_resume(dir, "step", "10", /*extra_tensor=*/true);
   CHECK_THROWS_WITH_AS(Trainer::resume(dir, 40),
-                       doctest::Contains("tensor \"stray\" is not part of this run's state"),
-                       Error);
+                       doctest::Contains("tensor 'stray' is not part of this run's state"), Error);
   restore();
   CHECK_THROWS_WITH_AS(Trainer::resume(dir, 5), doctest::Contains("--steps 5 is below step 10"),
                        Error);
