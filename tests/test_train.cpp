@@ -210,9 +210,11 @@ TEST_CASE("a run folder's config.json: errors name the file") {
   c.steps = 1;
   c.eval_every = 1;
   const std::string dir = temp_dir("config");
-  Trainer t(c, dir);
-  t.start_fresh(false);
-  t.run();
+  {
+    Trainer t(c, dir);  // holds the folder's lock while it lives
+    t.start_fresh(false);
+    t.run();
+  }
   const std::string path = dir + "/config.json";
   const std::string good = read_file(path);
   CHECK(RunFolder(dir).read_config().to_json() == parse_json(good));
