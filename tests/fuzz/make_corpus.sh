@@ -222,6 +222,10 @@ reheader "$v" 's/"F32"/"I32"/' "$r/dtype-i32"
 poke_data "$v" 0 '\x00\x00\xc0\x7f' "$r/value-nan"
 poke_data "$v" 64 '\x00\x00\x80\x7f' "$r/value-inf"
 poke_data "$v" 0 '\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff' "$r/values-bits-set"
+# The sampling RNG's state: its format version word, and buffer_pos (word 7).
+rng=$(header_of "$v" | grep -o '"data_rng":{[^}]*}' | grep -o 'offsets":\[[0-9]*' | grep -o '[0-9]*$')
+poke_data "$v" "$rng" '\x00\x00\x00\x00' "$r/rng-version-zero"
+poke_data "$v" $((rng + 28)) '\x09\x00\x00\x00' "$r/rng-buffer-pos-9"
 head -c 100 "$v" >"$r/truncated-header"
 head -c $(($(stat -c %s "$v") - 3)) "$v" >"$r/truncated-data"
 cp "$work/run/checkpoint.safetensors" "$r/a-checkpoint"

@@ -2,8 +2,9 @@
 // process a tiny run (modadd p = 11, width 8, one layer, MLP ratio 1, so
 // that its resume file stays under the corpus's 16 KB) is trained two steps
 // and saved in a temporary folder; each input then replaces its
-// resume.safetensors and Trainer::resume rebuilds the run from it. The
-// trainer, and with it the folder's lock, is gone before the next input.
+// resume.safetensors and Trainer::resume rebuilds the run from it; a run that
+// resumes takes one training step. The trainer, and with it the folder's
+// lock, is gone before the next input.
 // Expected outcomes: the run resumes, or resume throws a tapir::Error naming
 // the folder. A finding: a crash, a sanitizer report, a hang, any other
 // exception, or an error that does not say where the problem is.
@@ -51,6 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tapir::fuzz::write_input(dir + "/" + tapir::RunFolder::kResume, data, size);
   try {
     const std::unique_ptr<tapir::Trainer> trainer = tapir::Trainer::resume(dir);
+    trainer->train_step();  // the state it accepted is usable
   } catch (const tapir::Error& e) {
     tapir::fuzz::require_names(e.what(), dir);
   }
