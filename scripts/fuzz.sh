@@ -54,8 +54,10 @@ if [[ $1 == merge ]]; then
   build_target "$2"
   # -merge=1 copies into the first folder the inputs of the others that
   # reach code it does not (named by their SHA-1); they are renamed found-*.
+  # -use_counters=0: new edges only, not new hit counts of known ones, which
+  # keeps the committed corpus small.
   corpus=tests/fuzz/corpus/$2
-  "$build/tests/fuzz_$2" -merge=1 "${limits[@]}" "$corpus" "$build/corpus/$2" 2>&1 |
+  "$build/tests/fuzz_$2" -merge=1 -use_counters=0 "${limits[@]}" "$corpus" "$build/corpus/$2" 2>&1 |
     grep -E '^MERGE-OUTER: [0-9]+ new files' || true
   for file in "$corpus"/*; do
     base=$(basename "$file")
