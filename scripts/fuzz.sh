@@ -9,7 +9,8 @@
 # committed corpus to build/fuzz/corpus/NAME/ (where libFuzzer adds what it
 # finds) and runs one libFuzzer process on it. Crashes, leaks, timeouts and
 # out-of-memory inputs go to build/fuzz/findings/NAME/, with the log
-# (fuzz.log). docs/fuzzing.md has the details.
+# (fuzz.log); a new run of NAME empties both folders first. docs/fuzzing.md
+# has the details.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 names=(safetensors json arch resume config)
@@ -34,7 +35,7 @@ run_one() {
   local name=$1 seconds=$2
   build_target "$name"
   local work=$build/corpus/$name findings=$build/findings/$name
-  rm -rf "$work"
+  rm -rf "$work" "$findings"
   mkdir -p "$work" "$findings"
   cp tests/fuzz/corpus/"$name"/* "$work"/
   echo "fuzzing $name for $seconds s: log in $findings/fuzz.log"
