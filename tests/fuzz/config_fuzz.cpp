@@ -27,10 +27,18 @@ const std::string& input_path() {
   return path.str();
 }
 
-// `tapir train --config PATH` on `app`.
-void parse_train_config(CLI::App& app, const std::string& path) {
+// As tools/main.cpp sets up its app, before any subcommand is added: those
+// made later inherit fallthrough, which lets `train --config FILE` reach the
+// app's --config.
+void set_up_like_main(CLI::App& app) {
+  app.require_subcommand(1);
   app.set_config("--config", "", "config file");
   app.fallthrough();
+}
+
+// `tapir train --config PATH` on `app`, its subcommands added.
+void parse_train_config(CLI::App& app, const std::string& path) {
+  app.allow_extras();
   const char* argv[] = {"tapir", "train", "--config", path.c_str()};
   app.parse(4, argv);
 }
@@ -42,12 +50,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tapir::fuzz::write_input(path, data, size);
   try {
     CLI::App app;
-    app.require_subcommand(1);
-    tapir::add_train_command(app);
-    app.allow_extras();
+    set_up_like_main(app);
+    // Kept: the runner owns the variables the options write to.
+    const tapir::Command train = tapir::add_train_command(app);
     parse_train_config(app, path);
 
     CLI::App bound;
+    set_up_like_main(bound);
     CLI::App* cmd = bound.add_subcommand("train");
     tapir::TrainOptions options;
     tapir::add_train_options(*cmd, options);
@@ -57,7 +66,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     cmd->add_flag("--force", force);
     cmd->add_option("--resume", resume);
     cmd->add_flag("--quiet", quiet);
-    bound.allow_extras();
     parse_train_config(bound, path);
     tapir::TrainConfig config = tapir::finish_train_options(*cmd, options);
     tapir::recommend_unless_given(*cmd, config);
