@@ -104,7 +104,7 @@ void save_architecture(const std::string& path, const Architecture& arch) {
   save_safetensors(path, writes, {{"format", kFormat}, {"arch", to_json(arch.describe())}});
 }
 
-Architecture load_architecture(const std::string& path) {
+static Architecture read_architecture(const std::string& path) {
   const SafeTensorsFile file = SafeTensorsFile::load(path);
   TAPIR_CHECK(file.metadata_value("format") == kFormat, path, ": not a tapir architecture file ",
               "(metadata format is '", file.metadata_value("format"), "', expected ", kFormat, ")");
@@ -160,6 +160,17 @@ Architecture load_architecture(const std::string& path) {
   TAPIR_CHECK(file.tensors().size() == a.functions.size(), path, ": holds ", file.tensors().size(),
               " tensors but describes ", a.functions.size(), " functions");
   return a;
+}
+
+// Errors of the description's JSON (a missing key, a wrong type) do not name
+// the file by themselves; every error of load_architecture does.
+Architecture load_architecture(const std::string& path) {
+  try {
+    return read_architecture(path);
+  } catch (const Error& e) {
+    if (std::string_view(e.what()).find(path) != std::string_view::npos) throw;
+    fail(path, ": ", e.what());
+  }
 }
 
 void apply_architecture(const Architecture& arch, ModelConfig& config) {

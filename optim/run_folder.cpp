@@ -201,8 +201,12 @@ SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Op
   const SafeTensorView& rng = resume.at("data_rng");
   TAPIR_CHECK(rng.dtype == DType::i32, path, ": tensor 'data_rng' is ", dtype_name(rng.dtype),
               ", expected I32");
-  data_rng.set_state(RngState::from_words(reinterpret_cast<const int32_t*>(rng.data),
-                                          rng.nbytes / sizeof(int32_t)));
+  try {
+    data_rng.set_state(RngState::from_words(reinterpret_cast<const int32_t*>(rng.data),
+                                            rng.nbytes / sizeof(int32_t)));
+  } catch (const Error& e) {
+    fail(path, ": tensor 'data_rng': ", e.what());  // the RNG's own checks know no file
+  }
   optimizer.set_steps(optimizer_steps);
   return resume;
 }

@@ -1,0 +1,60 @@
+// Fuzz target: resume files (optim/run_folder.h, optim/trainer.h). Once per
+// process a tiny run (modadd p = 11, width 8, one layer, MLP ratio 1, so
+// that its resume file stays under the corpus's 16 KB) is trained two steps
+// and saved in a temporary folder; each input then replaces its
+// resume.safetensors and Trainer::resume rebuilds the run from it; a run that
+// resumes takes one training step. The trainer, and with it the folder's
+// lock, is gone before the next input.
+// Expected outcomes: the run resumes, or resume throws a tapir::Error naming
+// the folder. A finding: a crash, a sanitizer report, a hang, any other
+// exception, or an error that does not say where the problem is.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/error.h"
+#include "optim/run_folder.h"
+#include "optim/trainer.h"
+#include "tests/fuzz/fuzz_input.h"
+
+namespace {
+
+void make_run(const std::string& dir) {
+  tapir::TrainConfig c;
+  c.task = "modadd";
+  c.task_options.set("p", "11");
+  c.model.width = 8;
+  c.model.layers = 1;
+  c.model.heads = 2;
+  c.model.mlp_ratio = 1;
+  c.batch = 16;
+  c.steps = 4;
+  c.eval_every = 2;
+  tapir::Trainer t(c, dir);
+  t.start_fresh(/*force=*/true);
+  t.train_step();
+  t.train_step();
+  t.save();
+}
+
+const std::string& run_dir() {
+  static const tapir::fuzz::TempPath dir("resume", "");
+  static const bool made = (make_run(dir.str()), true);
+  (void)made;
+  return dir.str();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string& dir = run_dir();
+  tapir::fuzz::write_input(dir + "/" + tapir::RunFolder::kResume, data, size);
+  try {
+    const std::unique_ptr<tapir::Trainer> trainer = tapir::Trainer::resume(dir);
+    trainer->train_step();  // the state it accepted is usable
+  } catch (const tapir::Error& e) {
+    tapir::fuzz::require_names(e.what(), dir);
+  }
+  return 0;
+}
