@@ -160,7 +160,7 @@ void collect_differences(const Json& a, const Json& b, const std::string& prefix
 void check_same_config(const TrainConfig& config, const std::string& dir) {
   const RunFolder folder(dir);
   if (!folder.has(RunFolder::kConfig)) return;
-  TrainConfig now = make_trainer(config, "")->config();  // vocab, context resolved
+  TrainConfig now = resolved_config(config);  // vocab, context, arch file applied
   TrainConfig stored = folder.read_config();
   now.threads = stored.threads;
   now.device = stored.device;

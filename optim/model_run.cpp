@@ -28,26 +28,51 @@ Evaluator ModelRun::evaluator() const {
   return Evaluator(*model, *task, config.device, eval_settings(config));
 }
 
-ModelRun build_run(const TrainConfig& config) {
-  ModelRun run;
-  run.config = config;
-  TrainConfig& c = run.config;
+namespace {
+
+// A configuration as its run would record it, with the task and the
+// architecture file it was completed from.
+struct Resolved {
+  TrainConfig config;
+  std::unique_ptr<Task> task;
+  Architecture arch;
+};
+
+// `on_device`: the run will be built, so config.device must be usable.
+Resolved resolve(const TrainConfig& config, bool on_device) {
+  Resolved r;
+  r.config = config;
+  TrainConfig& c = r.config;
   c.validate();
-  require_device(c.device);
-  run.task = make_task(c.task, c.task_options);
-  complete_config(c, *run.task);
+  if (on_device) require_device(c.device);
+  r.task = make_task(c.task, c.task_options);
+  complete_config(c, *r.task);
   // Learned functions from an architecture file replace the configured ones,
   // frozen unless arch_trainable (frozen parameters get no optimizer state).
-  Architecture arch;
   if (!c.arch_file.empty()) {
     TAPIR_CHECK(fs::exists(c.arch_file), "architecture file ", c.arch_file, " does not exist");
-    arch = load_architecture(c.arch_file);
-    apply_architecture(arch, c.model);
+    r.arch = load_architecture(c.arch_file);
+    apply_architecture(r.arch, c.model);
   }
+  return r;
+}
+
+}  // namespace
+
+TrainConfig resolved_config(const TrainConfig& config) {
+  return resolve(config, /*on_device=*/false).config;
+}
+
+ModelRun build_run(const TrainConfig& config) {
+  Resolved r = resolve(config, /*on_device=*/true);
+  ModelRun run;
+  run.config = std::move(r.config);
+  run.task = std::move(r.task);
+  const TrainConfig& c = run.config;
   run.model = std::make_unique<Transformer>(c.model);
   run.model->init(c.seed);
   if (!c.arch_file.empty())
-    load_architecture_values(arch, *run.model, c.arch_trainable, c.arch_file);
+    load_architecture_values(r.arch, *run.model, c.arch_trainable, c.arch_file);
   // Built and initialised on the host (the same values on every device), then moved.
   run.model->to_device(c.device);
   return run;

@@ -30,6 +30,11 @@ struct ModelRun {
   Evaluator evaluator() const;
 };
 
+// The configuration a run of `config` records in its config.json: validated
+// and completed from its task and architecture file, without building the
+// model (to compare a folder's config.json with what would run now).
+TrainConfig resolved_config(const TrainConfig& config);
+
 // Validates `config`, makes its task, completes the config and builds the
 // model: initialised from config.seed on the host (the same values on every
 // device), with the learned functions of config.arch_file when given (frozen
