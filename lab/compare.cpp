@@ -160,24 +160,23 @@ void collect_differences(const Json& a, const Json& b, const std::string& prefix
 void check_same_config(const TrainConfig& config, const std::string& dir) {
   const RunFolder folder(dir);
   if (!folder.has(RunFolder::kConfig)) return;
-  TrainConfig now = resolved_config(config);  // vocab, context, arch file applied
-  TrainConfig stored = folder.read_config();
-  now.threads = stored.threads;
-  now.device = stored.device;
-  const std::vector<std::string> keys = differing_keys(stored.to_json(), now.to_json());
-  std::string list;
-  for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
-  TAPIR_CHECK(keys.empty(), dir, " holds a run trained with other options than this command ",
-              "would use (", list, " differ); give another --out, or remove ", dir,
-              " to train it again");
+  check_reusable(folder.read_config().to_json(), resolved_config(config).to_json(),
+                 {"threads", "device"}, dir, "a run trained", "train it again");
 }
 
 }  // namespace
 
-std::vector<std::string> differing_keys(const Json& a, const Json& b) {
-  std::vector<std::string> out;
-  collect_differences(a, b, "", out);
-  return out;
+void check_reusable(const Json& stored, const Json& now, const std::vector<std::string>& ignored,
+                    const std::string& dir, const std::string& what, const std::string& redo) {
+  std::vector<std::string> keys;
+  collect_differences(stored, now, "", keys);
+  std::string list;
+  for (const std::string& k : keys)
+    if (std::find(ignored.begin(), ignored.end(), k) == ignored.end())
+      list += (list.empty() ? "" : ", ") + k;
+  TAPIR_CHECK(list.empty(), dir, " holds ", what,
+              " with other options than this command would use (", list,
+              " differ); give another --out, or remove ", dir, " to ", redo);
 }
 
 void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,

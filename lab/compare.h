@@ -78,9 +78,12 @@ struct CompareOptions {
   Progress* progress = nullptr;  // nullptr: train silently
 };
 
-// The dotted keys whose values differ between two JSON objects
-// ("schedule.lr"), for the refusal to reuse a folder trained otherwise.
-std::vector<std::string> differing_keys(const Json& a, const Json& b);
+// Stops unless `stored` (a folder's config.json or search.json) equals `now`
+// (what the command would write), apart from the dotted keys in `ignored`;
+// the message names dir, `what` it holds ("a run trained") and the dotted
+// keys that differ ("schedule.lr, steps"), and how to `redo` the work.
+void check_reusable(const Json& stored, const Json& now, const std::vector<std::string>& ignored,
+                    const std::string& dir, const std::string& what, const std::string& redo);
 
 // "0.9,0.99" as thresholds, each in (0, 1] and none twice; fails with one
 // line naming the bad item.

@@ -57,16 +57,9 @@ std::string ensure_search(const TransferOptions& o, const std::string& task, Pro
   if (fs::exists(arch)) {
     // Reused only when it is the search this command would run now.
     const std::string stored_path = (fs::path(dir) / "search.json").string();
-    std::vector<std::string> keys =
-        differing_keys(parse_json(read_file(stored_path)), s.resolved().to_json());
     // Threads and device do not change what is learned.
-    std::erase_if(keys,
-                  [](const std::string& k) { return k == "base.threads" || k == "base.device"; });
-    std::string list;
-    for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
-    TAPIR_CHECK(keys.empty(), dir, " holds a search run with other options than this command ",
-                "would use (", list, " differ); give another --out, or remove ", dir,
-                " to search again");
+    check_reusable(read_json_file(stored_path), s.resolved().to_json(),
+                   {"base.threads", "base.device"}, dir, "a search run", "search again");
     progress.skip_run(label, "finished earlier: " + dir);
     return arch;
   }
