@@ -44,7 +44,8 @@ std::string search_folder(const TransferOptions& o, const std::string& task) {
   return (fs::path(o.out_dir) / cat("search-", task)).string();
 }
 
-// Runs the Stage I search of a task unless its architecture file exists.
+// Runs the Stage I search of a task unless its architecture file exists;
+// an interrupted one continues from its last evaluation.
 std::string ensure_search(const TransferOptions& o, const std::string& task, Progress& progress) {
   const std::string dir = search_folder(o, task);
   const std::string arch = (fs::path(dir) / "arch.safetensors").string();
@@ -54,16 +55,24 @@ std::string ensure_search(const TransferOptions& o, const std::string& task, Pro
   s.models = o.models;
   s.steps = o.search_steps;
   s.stagger = o.stagger;
-  if (fs::exists(arch)) {
-    // Reused only when it is the search this command would run now.
-    const std::string stored_path = (fs::path(dir) / "search.json").string();
-    // Threads and device do not change what is learned.
+  const std::string stored_path = (fs::path(dir) / Search::kConfig).string();
+  if (fs::exists(stored_path)) {
+    // Reused or continued only when it is the search this command would run
+    // now. Threads and device do not change what is learned.
     check_reusable(read_json_file(stored_path), s.resolved().to_json(),
                    {"base.threads", "base.device"}, dir, "a search run", "search again");
-    progress.skip_run(label, "finished earlier: " + dir);
-    return arch;
+    if (fs::exists(arch)) {
+      progress.skip_run(label, "finished earlier: " + dir);
+      return arch;
+    }
+    if (fs::exists(fs::path(dir) / Search::kResume)) {
+      const std::unique_ptr<Search> search = Search::resume(dir, 0, s.base.device, s.base.threads);
+      if (!search->resume_note().empty()) progress.line(search->resume_note());
+      run_search(*search, progress, cat(label, " (resumed at step ", search->steps_done(), ")"));
+      return arch;
+    }
   }
-  fs::remove_all(dir);  // an interrupted search starts over
+  fs::remove_all(dir);  // stopped before its first evaluation: it starts over
   Search search(s, dir);
   run_search(search, progress, label);
   return arch;

@@ -12,6 +12,12 @@ const void* HostBytes::of(Tensor t) {
   return copies_.back().data();
 }
 
+const void* HostBytes::copy(const void* data, size_t n) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  copies_.emplace_back(bytes, bytes + n);
+  return copies_.back().data();
+}
+
 void add_parameter_writes(std::vector<SafeTensorWrite>& writes,
                           const std::vector<Parameter*>& params, HostBytes& host,
                           const std::string& prefix) {

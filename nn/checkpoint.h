@@ -23,6 +23,8 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 class HostBytes {
  public:
   const void* of(Tensor t);
+  // A copy of n bytes that lives as long as this object.
+  const void* copy(const void* data, size_t n);
 
  private:
   std::vector<std::vector<unsigned char>> copies_;

@@ -76,9 +76,8 @@ void RunFolder::append_metrics(const Json& line) const {
   append_line(file(kMetrics), to_json(line));
 }
 
-std::string RunFolder::drop_metrics_after(int64_t step) const {
-  if (!writes() || !has(kMetrics)) return "";
-  const std::string path = file(kMetrics);
+std::string drop_log_lines_after(const std::string& path, int64_t step) {
+  if (!fs::exists(path)) return "";
   const std::string text = read_file(path);
   std::string kept, dropped;
   int64_t later = 0;
@@ -94,7 +93,7 @@ std::string RunFolder::drop_metrics_after(int64_t step) const {
     } catch (const Error& e) {
       // Only the last line can be torn by a crash; anything else is damage
       // a person should look at.
-      TAPIR_CHECK(last, path, ": line ", number, " is not a metrics line (", e.what(), ")");
+      TAPIR_CHECK(last, path, ": line ", number, " is not a log line with a step (", e.what(), ")");
       dropped =
           "dropped the torn last line of " + path + " (" + std::to_string(line.size()) + " bytes)";
       break;
@@ -108,11 +107,15 @@ std::string RunFolder::drop_metrics_after(int64_t step) const {
   }
   if (later > 0) {
     if (!dropped.empty()) dropped += "; ";
-    dropped += "dropped " + std::to_string(later) + " metrics lines logged after step " +
+    dropped += "dropped " + std::to_string(later) + " lines of " + path + " logged after step " +
                std::to_string(step) + ", the step of the resume file";
   }
   if (kept != text) write_file_atomic(path, kept);
   return dropped;
+}
+
+std::string RunFolder::drop_metrics_after(int64_t step) const {
+  return writes() ? drop_log_lines_after(file(kMetrics), step) : "";
 }
 
 void RunFolder::sync_metrics() const {
@@ -134,6 +137,41 @@ void RunFolder::load_checkpoint(const std::string& path, const std::vector<Param
   load_parameters(SafeTensorsFile::load(path), params, path);
 }
 
+void add_rng_state(const std::string& name, const Rng& rng, HostBytes& host,
+                   std::vector<SafeTensorWrite>& writes) {
+  const std::vector<int32_t> words = rng.state().to_words();
+  writes.push_back({name,
+                    DType::i32,
+                    {static_cast<int64_t>(words.size())},
+                    host.copy(words.data(), words.size() * sizeof(int32_t))});
+}
+
+void read_rng_state(const SafeTensorsFile& file, const std::string& path, const std::string& name,
+                    Rng& rng) {
+  const SafeTensorView& v = file.at(name);
+  TAPIR_CHECK(v.dtype == DType::i32, path, ": tensor '", name, "' is ", dtype_name(v.dtype),
+              ", expected I32");
+  try {
+    rng.set_state(
+        RngState::from_words(reinterpret_cast<const int32_t*>(v.data), v.nbytes / sizeof(int32_t)));
+  } catch (const Error& e) {
+    fail(path, ": tensor '", name, "': ", e.what());  // the RNG's own checks know no file
+  }
+}
+
+void add_resume_state(const std::string& prefix, const std::vector<Parameter*>& params,
+                      Optimizer& optimizer, const Rng* data_rng, ResumeClock clock, HostBytes& host,
+                      std::vector<SafeTensorWrite>& writes, Metadata& meta) {
+  add_parameter_writes(writes, params, host, prefix + "param.");
+  for (const StateTensor& s : optimizer.state_tensors())
+    writes.push_back(
+        {prefix + "optim." + s.name, s.tensor.dtype(), s.tensor.shape().vec(), host.of(s.tensor)});
+  if (data_rng) add_rng_state(prefix + "data_rng", *data_rng, host, writes);
+  meta.push_back({prefix + "step", std::to_string(clock.step)});
+  meta.push_back({prefix + "optimizer_steps", std::to_string(optimizer.steps())});
+  meta.push_back({prefix + "wall_s", std::to_string(clock.wall_s)});
+}
+
 void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                             const Rng& data_rng, ResumeClock clock,
                             const std::vector<SafeTensorWrite>& extra,
@@ -141,32 +179,22 @@ void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& op
   if (!writes()) return;
   std::vector<SafeTensorWrite> writes;
   HostBytes host;  // device tensors are written from host copies
-  add_parameter_writes(writes, params, host, "param.");
-  const std::vector<StateTensor> state = optimizer.state_tensors();
-  for (const StateTensor& s : state)
-    writes.push_back(
-        {"optim." + s.name, s.tensor.dtype(), s.tensor.shape().vec(), host.of(s.tensor)});
-  const std::vector<int32_t> rng_words = data_rng.state().to_words();
-  writes.push_back(
-      {"data_rng", DType::i32, {static_cast<int64_t>(rng_words.size())}, rng_words.data()});
+  Metadata meta = {{"format", "tapir.resume.v1"}};
+  add_resume_state("", params, optimizer, &data_rng, clock, host, writes, meta);
   writes.insert(writes.end(), extra.begin(), extra.end());
-  Metadata meta = {{"format", "tapir.resume.v1"},
-                   {"step", std::to_string(clock.step)},
-                   {"optimizer_steps", std::to_string(optimizer.steps())},
-                   {"wall_s", std::to_string(clock.wall_s)}};
   meta.insert(meta.end(), extra_meta.begin(), extra_meta.end());
   save_safetensors(file(kResume), writes, meta);
 }
 
-namespace {
-
-// A counter of the resume file's metadata, strictly: present, all digits,
-// in range. A damaged file stops the resume before anything changes.
-int64_t metadata_count(const SafeTensorsFile& file, const std::string& path, const char* key) {
+int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,
+                       const std::string& key) {
   return parse_int64(file.metadata_value(key, ""), path + ": metadata '" + key + "'", 0);
 }
 
-double metadata_seconds(const SafeTensorsFile& file, const std::string& path, const char* key) {
+namespace {
+
+double metadata_seconds(const SafeTensorsFile& file, const std::string& path,
+                        const std::string& key) {
   const double value =
       parse_double(file.metadata_value(key, ""), path + ": metadata '" + key + "'");
   TAPIR_CHECK(value >= 0, path, ": metadata '", key, "': expected a non-negative number, got ",
@@ -176,6 +204,29 @@ double metadata_seconds(const SafeTensorsFile& file, const std::string& path, co
 
 }  // namespace
 
+void read_resume_state(const SafeTensorsFile& file, const std::string& path,
+                       const std::string& prefix, const std::vector<Parameter*>& params,
+                       Optimizer& optimizer, Rng* data_rng, ResumeClock& clock) {
+  clock.step = metadata_count(file, path, prefix + "step");
+  const int64_t optimizer_steps = metadata_count(file, path, prefix + "optimizer_steps");
+  clock.wall_s = metadata_seconds(file, path, prefix + "wall_s");
+  load_parameters(file, params, path, prefix + "param.");
+  for (const StateTensor& s : optimizer.state_tensors()) {
+    const std::string name = prefix + "optim." + s.name;
+    const SafeTensorView& v = file.at(name);
+    TAPIR_CHECK(Shape(v.shape) == s.tensor.shape() && v.dtype == s.tensor.dtype(), path,
+                ": optimizer state '", name, "' is ", dtype_name(v.dtype), " ",
+                Shape(v.shape).str(), ", expected ", dtype_name(s.tensor.dtype()), " ",
+                s.tensor.shape().str());
+    if (v.dtype == DType::f32)
+      check_finite(reinterpret_cast<const float*>(v.data), s.tensor.numel(), path,
+                   "optimizer state '" + name + "'");
+    write_bytes(s.tensor, v.data);
+  }
+  if (data_rng) read_rng_state(file, path, prefix + "data_rng", *data_rng);
+  optimizer.set_steps(optimizer_steps);
+}
+
 SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                                        Rng& data_rng, ResumeClock& clock) const {
   const std::string path = file(kResume);
@@ -183,31 +234,7 @@ SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Op
   const std::string format = resume.metadata_value("format", "");
   TAPIR_CHECK(format == "tapir.resume.v1", path,
               ": metadata 'format': expected 'tapir.resume.v1', got ", tapir::quoted(format));
-  clock.step = metadata_count(resume, path, "step");
-  const int64_t optimizer_steps = metadata_count(resume, path, "optimizer_steps");
-  clock.wall_s = metadata_seconds(resume, path, "wall_s");
-  load_parameters(resume, params, path, "param.");
-  for (const StateTensor& s : optimizer.state_tensors()) {
-    const SafeTensorView& v = resume.at("optim." + s.name);
-    TAPIR_CHECK(Shape(v.shape) == s.tensor.shape() && v.dtype == s.tensor.dtype(), path,
-                ": optimizer state '", s.name, "' is ", dtype_name(v.dtype), " ",
-                Shape(v.shape).str(), ", expected ", dtype_name(s.tensor.dtype()), " ",
-                s.tensor.shape().str());
-    if (v.dtype == DType::f32)
-      check_finite(reinterpret_cast<const float*>(v.data), s.tensor.numel(), path,
-                   "optimizer state '" + s.name + "'");
-    write_bytes(s.tensor, v.data);
-  }
-  const SafeTensorView& rng = resume.at("data_rng");
-  TAPIR_CHECK(rng.dtype == DType::i32, path, ": tensor 'data_rng' is ", dtype_name(rng.dtype),
-              ", expected I32");
-  try {
-    data_rng.set_state(RngState::from_words(reinterpret_cast<const int32_t*>(rng.data),
-                                            rng.nbytes / sizeof(int32_t)));
-  } catch (const Error& e) {
-    fail(path, ": tensor 'data_rng': ", e.what());  // the RNG's own checks know no file
-  }
-  optimizer.set_steps(optimizer_steps);
+  read_resume_state(resume, path, "", params, optimizer, &data_rng, clock);
   return resume;
 }
 

@@ -90,6 +90,37 @@ class RunFolder {
   std::string dir_;
 };
 
+// An RNG's state as the I32 tensor `name`, and back (errors name `path`).
+void add_rng_state(const std::string& name, const Rng& rng, HostBytes& host,
+                   std::vector<SafeTensorWrite>& writes);
+void read_rng_state(const SafeTensorsFile& file, const std::string& path, const std::string& name,
+                    Rng& rng);
+
+// A training loop's resumable state in a resume file: its parameters
+// ("param.NAME"), optimizer state ("optim.NAME") and step count, sampling RNG
+// ("data_rng", when not null) and clock, every name under `prefix`. A run's resume file
+// holds one under no prefix; a Stage I search's holds one per model
+// ("model-3/", optim/search.h). The tensors' data lives in `host` until the
+// file is written.
+void add_resume_state(const std::string& prefix, const std::vector<Parameter*>& params,
+                      Optimizer& optimizer, const Rng* data_rng, ResumeClock clock, HostBytes& host,
+                      std::vector<SafeTensorWrite>& writes, Metadata& meta);
+// Reads what add_resume_state wrote under `prefix` back, checking every
+// counter, shape and value (errors name `path`); nothing on disk changes.
+void read_resume_state(const SafeTensorsFile& file, const std::string& path,
+                       const std::string& prefix, const std::vector<Parameter*>& params,
+                       Optimizer& optimizer, Rng* data_rng, ResumeClock& clock);
+// A counter in a resume file's metadata, strictly: present, all digits, in
+// range. A damaged file stops the resume before anything changes.
+int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,
+                       const std::string& key);
+
+// Drops the lines of a JSON-lines log (metrics.jsonl, search.jsonl) whose
+// "step" is after `step`, and a torn last line; returns what was dropped
+// ("" when nothing, or when there is no such file). Any other unreadable
+// line is an error naming its line number.
+std::string drop_log_lines_after(const std::string& path, int64_t step);
+
 // The run folder of `path`: the folder itself, or the folder a checkpoint
 // file is in.
 std::string run_folder_of(const std::string& path);

@@ -1,12 +1,16 @@
 #include "optim/search.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "autograd/ops.h"
 #include "engine/file_io.h"
 #include "engine/json_fields.h"
+#include "engine/parse.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/task_loss.h"
@@ -65,17 +69,88 @@ Json SearchConfig::to_json() const {
   return j;
 }
 
+SearchConfig SearchConfig::from_json(const Json& j) {
+  SearchConfig c;
+  std::string arch_grad;
+  JsonFieldReader::read(j, "", [&](JsonFieldReader& f) {
+    f.required("base", c.base);
+    f.required("models", c.models);
+    f.required("steps", c.steps);
+    f.required("stagger", c.stagger);
+    f.group("arch_optimizer", [&](JsonFieldReader& o) {
+      o.required("name", c.arch_optimizer.name);
+      o.required("lr", c.arch_lr);
+      o.required("beta1", c.arch_optimizer.beta1);
+      o.required("beta2", c.arch_optimizer.beta2);
+      o.required("eps", c.arch_optimizer.eps);
+    });
+    f.required("arch_grad", arch_grad);
+    f.required("smoothness", c.smoothness);
+    f.required("amplitude", c.amplitude);
+    f.required("arch_batch", c.arch_batch);
+    f.required("snapshot_every", c.snapshot_every);
+  });
+  TAPIR_CHECK(arch_grad == "sum" || arch_grad == "mean",
+              "JSON: key 'arch_grad': expected 'sum' or 'mean', got ", tapir::quoted(arch_grad));
+  c.arch_grad_mean = arch_grad == "mean";
+  c.validate();  // the model is checked when the search builds it (its vocab comes from the task)
+  return c;
+}
+
+namespace {
+
+constexpr const char* kResumeFormat = "tapir.search-resume.v1";
+
+// Model m's names in the resume file.
+std::string member_prefix(int m) {
+  return "model-" + std::to_string(m) + "/";
+}
+
+double now_seconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// An accuracy in the resume file's metadata, written with every digit.
+std::string accuracy_text(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", value);
+  return buf;
+}
+
+double metadata_accuracy(const SafeTensorsFile& file, const std::string& path,
+                         const std::string& key) {
+  const double value =
+      parse_double(file.metadata_value(key, ""), path + ": metadata '" + key + "'");
+  TAPIR_CHECK(value >= 0 && value <= 1, path, ": metadata '", key,
+              "': expected an accuracy in [0, 1], got ", value);
+  return value;
+}
+
+}  // namespace
+
 Search::Search(const SearchConfig& config, std::string out_dir)
-    : config_(config), out_dir_(std::move(out_dir)) {
+    : Search(config, std::move(out_dir), nullptr, "") {}
+
+Search::Search(const SearchConfig& config, std::string out_dir, const SafeTensorsFile* state,
+               const std::string& path)
+    : config_(config), out_dir_(std::move(out_dir)), wall_start_(now_seconds()) {
   config_.validate();
   config_ = config_.resolved();
   TAPIR_CHECK(config_.base.arch_file.empty(),
               "search learns its own functions: --arch cannot be given to it");
   members_.resize(static_cast<size_t>(config_.models));
   for (int m = 0; m < config_.models; ++m) {
-    members_[static_cast<size_t>(m)].start =
-        config_.stagger ? config_.base.steps * m / config_.models : 0;
-    start_member(m, 0);
+    Member& member = members_[static_cast<size_t>(m)];
+    if (state == nullptr) {
+      member.start = first_start(m);
+      start_member(m, 0);
+    } else {
+      // Where and in which generation the model is; restore_state checks both.
+      const std::string prefix = member_prefix(m);
+      member.start = metadata_count(*state, path, prefix + "start");
+      start_member(m, metadata_count(*state, path, prefix + "generation"), /*fresh=*/false);
+    }
   }
   // The shared functions start as model 0's initial splines (every model
   // initialises them identically from the config).
@@ -94,11 +169,159 @@ Search::Search(const SearchConfig& config, std::string out_dir)
     shared_.push_back(std::move(p));
   }
   arch_optimizer_ = make_optimizer(config_.arch_optimizer, shared_parameters());
-  if (!out_dir_.empty()) {
+  if (state != nullptr) {
+    restore_state(*state, path);
+  } else if (!out_dir_.empty()) {
     fs::create_directories(fs::path(out_dir_) / "snapshots");
-    write_file_atomic((fs::path(out_dir_) / "search.json").string(),
+    write_file_atomic((fs::path(out_dir_) / kConfig).string(),
                       to_json(config_.to_json(), 2) + "\n");
   }
+}
+
+int64_t Search::first_start(int m) const {
+  return config_.stagger ? config_.base.steps * m / config_.models : 0;
+}
+
+std::unique_ptr<Search> Search::resume(const std::string& dir, int64_t steps,
+                                       std::optional<Device> device, std::optional<int> threads) {
+  TAPIR_CHECK(fs::is_directory(dir), "cannot resume ", dir, ": no such folder");
+  const std::string config_path = (fs::path(dir) / kConfig).string();
+  TAPIR_CHECK(fs::exists(config_path), "cannot resume ", dir, ": no ", kConfig,
+              " in it (not a search folder)");
+  SearchConfig config = read_json_file(config_path, SearchConfig::from_json);
+  const int64_t saved_steps = config.resolved().steps;
+  const std::string path = (fs::path(dir) / kResume).string();
+  TAPIR_CHECK(fs::exists(path), "cannot resume ", dir, ": no ", kResume,
+              " in it (a search saves one at each evaluation, and this one reached none)");
+  // Everything is read and checked before anything in the folder changes.
+  const SafeTensorsFile file = SafeTensorsFile::load(path);
+  const std::string format = file.metadata_value("format", "");
+  TAPIR_CHECK(format == kResumeFormat, path, ": metadata 'format': expected '", kResumeFormat,
+              "', got ", tapir::quoted(format));
+  const int64_t step = metadata_count(file, path, "step");
+  TAPIR_CHECK(step <= saved_steps, path, ": step ", step, " is beyond the search's end (",
+              saved_steps, " steps in ", config_path, ")");
+  TAPIR_CHECK(steps <= 0 || steps >= step, "--search-steps ", steps, " is below step ", step,
+              " that ", dir, " has reached; a search can only be extended");
+  if (steps > 0) config.steps = steps;
+  if (device) config.base.device = *device;
+  if (threads) config.base.threads = *threads;
+  std::unique_ptr<Search> search(new Search(config, dir, &file, path));
+  search->truncate_to_step();
+  return search;
+}
+
+void Search::add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes,
+                       Metadata& meta) const {
+  // The shared functions and their optimizer are the search's own loop state.
+  add_resume_state("", shared_parameters(), *arch_optimizer_, nullptr,
+                   {step_, wall_offset_ + now_seconds() - wall_start_}, host, writes, meta);
+  meta.push_back({"untrained_accuracy", accuracy_text(outcome_.untrained_accuracy)});
+  meta.push_back({"final_accuracy", accuracy_text(outcome_.final_accuracy)});
+  for (int m = 0; m < config_.models; ++m) {
+    const Member& member = members_[static_cast<size_t>(m)];
+    const std::string prefix = member_prefix(m);
+    member.trainer->add_state(prefix, host, writes, meta);
+    meta.push_back({prefix + "start", std::to_string(member.start)});
+    meta.push_back({prefix + "generation", std::to_string(member.generation)});
+    add_rng_state(prefix + "arch_rng", member.arch_rng, host, writes);
+  }
+}
+
+void Search::restore_state(const SafeTensorsFile& file, const std::string& path) {
+  ResumeClock clock;
+  read_resume_state(file, path, "", shared_parameters(), *arch_optimizer_, nullptr, clock);
+  step_ = clock.step;
+  wall_offset_ = clock.wall_s;
+  outcome_.untrained_accuracy = metadata_accuracy(file, path, "untrained_accuracy");
+  outcome_.final_accuracy = metadata_accuracy(file, path, "final_accuracy");
+  for (int m = 0; m < config_.models; ++m) {
+    Member& member = members_[static_cast<size_t>(m)];
+    const std::string prefix = member_prefix(m);
+    member.trainer->restore_state(file, path, prefix);
+    read_rng_state(file, path, prefix + "arch_rng", member.arch_rng);
+    // The schedule of starts and restarts follows from the config (every
+    // generation lives exactly N steps); a file that disagrees is damaged.
+    TAPIR_CHECK(member.generation == 0 || (config_.stagger && member.generation <= step_), path,
+                ": metadata '", prefix, "generation' is ", member.generation, ", which a search ",
+                config_.stagger ? "at step " + std::to_string(step_) : "without --stagger",
+                " cannot have reached");
+    const int64_t start = first_start(m) + member.generation * config_.base.steps;
+    TAPIR_CHECK(member.start == start && (member.generation == 0 || start <= step_), path,
+                ": metadata '", prefix, "start' is ", member.start, ", expected ", start,
+                " for generation ", member.generation);
+    const int64_t expected = std::max<int64_t>(0, step_ - member.start);
+    TAPIR_CHECK(member.trainer->step() == expected, path, ": metadata '", prefix, "step' is ",
+                member.trainer->step(), ", expected ", expected, " (search step ", step_,
+                ", model start ", member.start, ")");
+  }
+  // Nothing else: a tensor this search does not save is damage.
+  HostBytes host;
+  std::vector<SafeTensorWrite> writes;
+  Metadata meta;
+  add_state(host, writes, meta);
+  std::set<std::string> known;
+  for (const SafeTensorWrite& w : writes) known.insert(w.name);
+  for (const SafeTensorView& v : file.tensors())
+    TAPIR_CHECK(known.count(v.name), path, ": tensor ", tapir::quoted(v.name),
+                " is not part of this search's state");
+}
+
+void Search::save_state() const {
+  if (out_dir_.empty()) return;
+  // The logs first: the resume file never claims a step whose lines could
+  // still be lost.
+  const std::string log = (fs::path(out_dir_) / "search.jsonl").string();
+  if (fs::exists(log)) sync_file(log);
+  for (const Member& member : members_) member.trainer->sync_metrics();
+  HostBytes host;
+  std::vector<SafeTensorWrite> writes;
+  Metadata meta = {{"format", kResumeFormat}};
+  add_state(host, writes, meta);
+  save_safetensors((fs::path(out_dir_) / kResume).string(), writes, meta);
+}
+
+void Search::truncate_to_step() {
+  std::vector<std::string> notes;
+  const auto note = [&notes](const std::string& text) {
+    if (!text.empty()) notes.push_back(text);
+  };
+  note(drop_log_lines_after((fs::path(out_dir_) / "search.jsonl").string(), step_));
+  int64_t later_folders = 0, later_snapshots = 0;
+  for (int m = 0; m < config_.models; ++m) {
+    const Member& member = members_[static_cast<size_t>(m)];
+    const RunFolder folder(member_dir(m, member.generation));
+    fs::create_directories(folder.dir());
+    folder.write_config(member.trainer->config());  // the device and threads it runs with now
+    note(folder.drop_metrics_after(member.trainer->step()));
+    // Generations started after the resumed step start again when their time comes.
+    for (int64_t g = member.generation + 1; fs::exists(member_dir(m, g)); ++g) {
+      fs::remove_all(member_dir(m, g));
+      ++later_folders;
+    }
+  }
+  const fs::path snapshots = fs::path(out_dir_) / "snapshots";
+  fs::create_directories(snapshots);
+  for (const fs::directory_entry& e : fs::directory_iterator(snapshots)) {
+    long long at = 0;
+    if (std::sscanf(e.path().filename().string().c_str(), "arch-step-%lld.safetensors", &at) == 1 &&
+        at > step_) {
+      fs::remove(e.path());
+      ++later_snapshots;
+    }
+  }
+  if (later_folders > 0)
+    notes.push_back("removed " + std::to_string(later_folders) +
+                    " model folders started after step " + std::to_string(step_));
+  if (later_snapshots > 0)
+    notes.push_back("removed " + std::to_string(later_snapshots) + " snapshots taken after step " +
+                    std::to_string(step_));
+  // The end's files belong to the end: a search that goes on writes them again.
+  if (step_ < config_.steps)
+    for (const char* name : {"arch.safetensors", "search_result.json"})
+      fs::remove(fs::path(out_dir_) / name);
+  write_file_atomic((fs::path(out_dir_) / kConfig).string(), to_json(config_.to_json(), 2) + "\n");
+  for (const std::string& n : notes) resume_note_ += (resume_note_.empty() ? "" : "\n") + n;
 }
 
 std::string Search::member_dir(int m, int64_t generation) const {
@@ -111,13 +334,13 @@ std::string Search::member_dir(int m, int64_t generation) const {
   return (fs::path(out_dir_) / "models" / name).string();
 }
 
-void Search::start_member(int m, int64_t generation) {
+void Search::start_member(int m, int64_t generation, bool fresh) {
   Member& member = members_[static_cast<size_t>(m)];
   TrainConfig c = config_.base;
   // Model m, generation g: a seed of its own, and the D_arch stream next to it.
   c.seed = config_.base.seed + static_cast<uint64_t>(generation * config_.models + m);
   member.trainer = std::make_unique<Trainer>(c, member_dir(m, generation));
-  member.trainer->start_fresh(/*force=*/true);
+  if (fresh) member.trainer->start_fresh(/*force=*/true);
   member.generation = generation;
   member.arch_rng = Rng(c.seed, 2);
   member.splines.clear();
@@ -131,7 +354,7 @@ void Search::start_member(int m, int64_t generation) {
   }
 }
 
-std::vector<Parameter*> Search::shared_parameters() {
+std::vector<Parameter*> Search::shared_parameters() const {
   std::vector<Parameter*> out;
   for (auto& p : shared_) out.push_back(p.get());
   return out;
@@ -307,7 +530,9 @@ void Search::run(const Events& events) {
     for (int m = 0; m < config_.models; ++m) active_models += active(m) ? 1 : 0;
     if (events.on_step) events.on_step(step_, active_models, last_arch_loss_);
     const bool last = step_ == config_.steps;
-    if (step_ % config_.base.eval_every == 0 || last) {
+    const bool evaluate = step_ % config_.base.eval_every == 0 || last;
+    double mean_accuracy = 0;
+    if (evaluate) {
       double total = 0;
       int counted = 0;
       for (int m = 0; m < config_.models; ++m) {
@@ -317,7 +542,7 @@ void Search::run(const Events& events) {
         total += member.trainer->evaluate_and_log().front().tally.all.accuracy();
         ++counted;
       }
-      const double mean_accuracy = counted ? total / counted : 0;
+      mean_accuracy = counted ? total / counted : 0;
       outcome_.final_accuracy = mean_accuracy;
       if (!out_dir_.empty()) {
         Json line = Json::object();
@@ -327,13 +552,16 @@ void Search::run(const Events& events) {
         line.set("mean_test_accuracy", mean_accuracy);
         append_line((fs::path(out_dir_) / "search.jsonl").string(), to_json(line));
       }
-      if (events.on_eval) events.on_eval(step_, mean_accuracy);
     }
     if (!out_dir_.empty() && (step_ % config_.snapshot_every == 0 || last)) {
       char name[64];
       std::snprintf(name, sizeof name, "arch-step-%08lld.safetensors",
                     static_cast<long long>(step_));
       save_architecture((fs::path(out_dir_) / "snapshots" / name).string(), architecture());
+    }
+    if (evaluate) {
+      save_state();  // after the logs and the snapshot of this step
+      if (events.on_eval) events.on_eval(step_, mean_accuracy);
     }
   }
   outcome_.steps = step_;

@@ -21,6 +21,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ struct SearchConfig {
   static OptimizerConfig default_arch_optimizer();
   void validate() const;
   Json to_json() const;
+  static SearchConfig from_json(const Json& j);  // what to_json wrote, validated
   // With steps, arch_batch and snapshot_every at 0 replaced by the values a
   // search uses (what search.json records).
   SearchConfig resolved() const;
@@ -71,10 +73,36 @@ struct SearchOutcome {
   static SearchOutcome from_json(const Json& j);  // what to_json wrote
 };
 
+// A search folder:
+//   search.json          the SearchConfig, resolved
+//   search.jsonl         one line per evaluation: step, D_arch loss, active
+//                        models, their mean test accuracy
+//   models/model-M[-gen-G]/  each model's config.json and metrics.jsonl
+//   snapshots/           the shared functions every snapshot_every steps
+//   resume.safetensors   everything a search needs to continue, saved at
+//                        each evaluation: the shared functions and their
+//                        optimizer, and per model ("model-M/") its weights,
+//                        optimizer, RNGs, step, start and generation
+//   arch.safetensors, search_result.json   at the end
+// A resumed search continues bit for bit as if it had not been stopped.
 class Search {
  public:
+  static constexpr const char* kConfig = "search.json";
+  static constexpr const char* kResume = "resume.safetensors";
+
   // out_dir may be empty (tests): nothing is written.
   Search(const SearchConfig& config, std::string out_dir);
+  // The search in dir as its search.json and resume.safetensors say, both
+  // checked whole before anything in the folder changes; the caller holds
+  // the folder's lock. `steps` (if > 0) extends the search, never below the
+  // step reached; `device` and `threads` replace the saved ones. The logs
+  // are cut back to the resumed step.
+  static std::unique_ptr<Search> resume(const std::string& dir, int64_t steps = 0,
+                                        std::optional<Device> device = std::nullopt,
+                                        std::optional<int> threads = std::nullopt);
+  // What resuming dropped from the logs ("" when nothing).
+  const std::string& resume_note() const { return resume_note_; }
+  const SearchConfig& config() const { return config_; }
 
   struct Events {
     std::function<void(int64_t step, int active, double arch_loss)> on_step;
@@ -97,7 +125,7 @@ class Search {
   int64_t steps_done() const { return step_; }
   int64_t steps_total() const { return config_.steps; }
   Trainer& trainer(int model) { return *members_[static_cast<size_t>(model)].trainer; }
-  std::vector<Parameter*> shared_parameters();
+  std::vector<Parameter*> shared_parameters() const;
   bool active(int model) const;
 
  private:
@@ -109,10 +137,22 @@ class Search {
     std::vector<Spline*> splines;     // its copies of the shared functions
     std::vector<Parameter*> weights;  // everything else
   };
-  void start_member(int m, int64_t generation);
+  // Builds the search; from the resume file `state` (read from `path`)
+  // when it is not null, else fresh (writing the folder's first files).
+  Search(const SearchConfig& config, std::string out_dir, const SafeTensorsFile* state,
+         const std::string& path);
+  // A fresh member, or (fresh false) one whose state resume restores.
+  void start_member(int m, int64_t generation, bool fresh = true);
   void copy_shared_into(Member& member);
+  // The resume file's tensors and metadata (their data lives in host).
+  void add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta) const;
+  void restore_state(const SafeTensorsFile& file, const std::string& path);
+  void save_state() const;
+  // Cuts the logs, model folders and snapshots back to step_.
+  void truncate_to_step();
   void add_smoothness_gradient();
   std::string member_dir(int m, int64_t generation) const;
+  int64_t first_start(int m) const;  // model m's first start (staggered or 0)
 
   SearchConfig config_;
   std::string out_dir_;
@@ -122,6 +162,8 @@ class Search {
   int64_t step_ = 0;
   double last_arch_loss_ = 0;
   SearchOutcome outcome_;
+  std::string resume_note_;
+  double wall_start_ = 0, wall_offset_ = 0;  // the search's own clock
 };
 
 }  // namespace tapir

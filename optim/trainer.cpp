@@ -147,6 +147,22 @@ void Trainer::save() {
   saved_step_ = step_;
 }
 
+void Trainer::add_state(const std::string& prefix, HostBytes& host,
+                        std::vector<SafeTensorWrite>& writes, Metadata& meta) const {
+  add_resume_state(prefix, params_, *optimizer_, &data_rng_, {step_, wall_seconds()}, host, writes,
+                   meta);
+}
+
+void Trainer::restore_state(const SafeTensorsFile& file, const std::string& path,
+                            const std::string& prefix) {
+  ResumeClock clock;
+  read_resume_state(file, path, prefix, params_, *optimizer_, &data_rng_, clock);
+  step_ = clock.step;
+  saved_step_ = clock.step;
+  wall_offset_ = clock.wall_s;
+  wall_start_ = now_seconds();
+}
+
 std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
                                          std::optional<Device> device, std::optional<int> threads) {
   const RunFolder folder(dir);

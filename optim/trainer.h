@@ -68,6 +68,17 @@ class Trainer {
   // evaluate(), then one metrics.jsonl line per split.
   std::vector<EvalResult> evaluate_and_log(double tokens_per_s = 0);
   void save();  // checkpoint and resume file, each written atomically
+  // The loop's state (parameters, optimizer, sampling RNG, step, clock) under
+  // a name prefix, for a file that holds several trainers: a Stage I search
+  // saves all its models in its own resume file (optim/search.h). A
+  // trainer's extra state (save_state) is not included.
+  void add_state(const std::string& prefix, HostBytes& host, std::vector<SafeTensorWrite>& writes,
+                 Metadata& meta) const;
+  // Reads back what add_state wrote; `path` names the file in errors.
+  void restore_state(const SafeTensorsFile& file, const std::string& path,
+                     const std::string& prefix);
+  // Flushes metrics.jsonl to the disk (save() does it with each checkpoint).
+  void sync_metrics() const { folder_.sync_metrics(); }
 
   Transformer& model() { return *run_.model; }
   Task& task() { return *run_.task; }

@@ -200,3 +200,30 @@ TEST_CASE("--spline-range takes two numbers and nothing else") {
         Error);
   }
 }
+
+TEST_CASE("--resume takes only the flags that cannot change what is computed") {
+  // The flags are checked before any folder is opened: these folders need
+  // not exist.
+  const auto error_of = [](std::vector<std::string> args) -> std::string {
+    Cli cli;
+    CHECK(cli.parse_error(args) == "");
+    for (const Command& c : cli.commands)
+      if (c.app->parsed()) try {
+          c.run();
+        } catch (const Error& e) {
+          return e.what();
+        }
+    return "";
+  };
+  CHECK(error_of({"train", "--resume", "no-such-run", "--lr", "1e-3"}) ==
+        "--resume continues the run as its config.json says, so --lr cannot be given with it "
+        "(allowed: --steps to extend the run, --threads, --device, --quiet)");
+  CHECK(error_of({"search", "--resume", "no-such-search", "--models", "4"}) ==
+        "--resume continues the search as its search.json says, so --models cannot be given "
+        "with it (allowed: --search-steps to extend the search, --threads, --device, --quiet)");
+  CHECK(error_of({"search", "--resume", "no-such-search", "--out", "x"})
+            .find("so --out cannot be given") != std::string::npos);
+  CHECK(error_of({"search", "--resume", "no-such-search", "--search-steps", "9"}) ==
+        "cannot resume no-such-search: no such folder");
+  CHECK(error_of({"search", "--steps", "9"}) == "search needs --out DIR (or --resume DIR)");
+}

@@ -193,7 +193,7 @@ TEST_CASE("a torn last metrics line is dropped on resume; a damaged earlier line
   }
   write_file_atomic(dir + "/metrics.jsonl", "garbage\n" + whole);
   CHECK_THROWS_WITH_AS(Trainer::resume(dir, 20),
-                       doctest::Contains("metrics.jsonl: line 1 is not a metrics line"), Error);
+                       doctest::Contains("metrics.jsonl: line 1 is not a log line with a step"), Error);
   fs::remove_all(dir);
 }
 

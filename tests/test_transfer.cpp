@@ -12,7 +12,9 @@
 #include <thread>
 
 #include "engine/file_io.h"
+#include "lab/progress.h"
 #include "lab/transfer.h"
+#include "optim/search.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -133,4 +135,66 @@ TEST_CASE("a killed transfer run resumes and ends with the uninterrupted run's m
   CHECK_THROWS_WITH_AS(run_transfer(cells), doctest::Contains("(base.steps differ)"), Error);
   fs::remove_all(dir);
   fs::remove_all(ref_dir);
+}
+
+TEST_CASE("a transfer killed during a search continues that search from its last evaluation") {
+  const std::string dir = temp_dir("search_killed");
+  TransferOptions o = tiny_transfer(dir);
+  o.search_steps = 200;  // long enough to be caught between its evaluations
+  const fs::path search = fs::path(dir) / "search-copy";
+  // This process has run kernels by now, on one thread (the default), so no
+  // OpenMP team exists for the child to inherit half of.
+  REQUIRE(o.base.threads == 1);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      run_transfer(o);
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(0);
+  }
+  bool killed = false;
+  for (int i = 0; i < 6000 && !killed; ++i) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) break;
+    if (fs::exists(search / Search::kResume)) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      killed = true;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  REQUIRE_MESSAGE(killed, "the transfer finished or stalled before it could be killed");
+  REQUIRE_FALSE(fs::exists(search / "arch.safetensors"));
+  // A search that started over would empty its folder first.
+  write_file_atomic((search / "models" / "model-0" / "kept").string(), "");
+
+  std::FILE* log = std::tmpfile();
+  REQUIRE(log != nullptr);
+  {
+    Progress lines(Progress::Style::lines, log);
+    o.progress = &lines;
+    run_transfer(o);
+  }
+  std::rewind(log);
+  std::string printed(1 << 16, '\0');
+  printed.resize(std::fread(printed.data(), 1, printed.size(), log));
+  std::fclose(log);
+  CHECK(printed.find("search on copy (resumed at step ") != std::string::npos);
+  CHECK(fs::exists(search / "models" / "model-0" / "kept"));
+
+  // The functions it learned are those of the same search never stopped.
+  const std::string reference = temp_dir("search_reference");
+  {
+    Search whole(read_json_file((search / Search::kConfig).string(), SearchConfig::from_json),
+                 reference);
+    whole.run();
+  }
+  CHECK(read_file((search / "arch.safetensors").string()) ==
+        read_file(reference + "/arch.safetensors"));
+  fs::remove_all(dir);
+  fs::remove_all(reference);
 }

@@ -12,13 +12,28 @@
 
 namespace tapir {
 
+namespace {
+
+// Runs a new or resumed search to its end and says what it wrote.
+void finish_search(Search& search, Progress& progress, const std::string& dir, bool quiet) {
+  progress.plan(1);
+  progress.set_eval_lines(true);
+  run_search(search, progress, "");
+  progress.line("wrote " + dir + "/arch.safetensors (snapshots in " + dir + "/snapshots)");
+  // A warning is not progress: --quiet does not hide it.
+  if (quiet && search.outcome().near_chance())
+    std::fprintf(stderr, "tapir: %s\n", search.outcome().verdict().c_str());
+}
+
+}  // namespace
+
 Command add_search_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "search", "Stage I: learn shared nonlinearities with M models (writes arch.safetensors)");
   struct Options {
     TrainOptions train;
     SearchConfig search;
-    std::string arch_grad = "sum", out;
+    std::string arch_grad = "sum", out, resume;
     bool force = false, quiet = false;
   };
   auto o = std::make_shared<Options>();
@@ -64,42 +79,59 @@ Command add_search_command(CLI::App& app) {
   cmd->add_option("--snapshot-every", s.snapshot_every, "Save the functions every N steps")
       ->group(g)
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Search folder")->required();
+  cmd->add_option("--out", o->out, "Search folder to create");
   cmd->add_flag("--force", o->force, "Overwrite an existing folder");
+  cmd->add_option("--resume", o->resume,
+                  "Continue the search in this folder from its last evaluation");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
-  return {cmd, [o, cmd]() {
-            namespace fs = std::filesystem;
-            SearchConfig config = o->search;
-            config.base = finish_train_options(*cmd, o->train);
-            const std::string note =
-                recommended_note(config.base.task, recommend_unless_given(*cmd, config.base));
-            config.arch_grad_mean = o->arch_grad == "mean";
-            const bool existed = fs::exists(o->out) && !fs::is_empty(o->out);
-            if (existed) {
-              TAPIR_CHECK(o->force, "output folder ", o->out,
-                          " already exists (use --force to overwrite it)");
-              TAPIR_CHECK(fs::exists(fs::path(o->out) / "search.json"),
-                          "--force replaces only a tapir search folder, and ", o->out,
-                          " is not one (no search.json); choose another --out or remove it "
-                          "yourself");
-            }
-            const FolderLock lock(o->out, "search folder");
-            if (existed)
-              for (const fs::directory_entry& e : fs::directory_iterator(o->out))
-                if (e.path().filename() != FolderLock::kFile) fs::remove_all(e.path());
-            Search search(config, o->out);
-            Progress progress(o->quiet);
-            if (!note.empty()) progress.line(note);
-            progress.plan(1);
-            progress.set_eval_lines(true);
-            run_search(search, progress, "");
-            progress.line("wrote " + o->out + "/arch.safetensors (snapshots in " + o->out +
-                          "/snapshots)");
-            // A warning is not progress: --quiet does not hide it.
-            if (o->quiet && search.outcome().near_chance())
-              std::fprintf(stderr, "tapir: %s\n", search.outcome().verdict().c_str());
-            return 0;
-          }};
+  return {
+      cmd, [o, cmd]() {
+        namespace fs = std::filesystem;
+        if (!o->resume.empty()) {
+          check_resume_flags(*cmd, {"--search-steps", "--threads", "--device", "--quiet"},
+                             "the search as its search.json",
+                             "--search-steps to extend the search, --threads, --device, --quiet");
+          TAPIR_CHECK(fs::is_directory(o->resume), "cannot resume ", o->resume, ": no such folder");
+          const FolderLock lock(o->resume, "search folder");
+          const auto search = Search::resume(
+              o->resume, cmd->count("--search-steps") > 0 ? o->search.steps : 0,
+              cmd->count("--device") > 0 ? std::optional<Device>(o->train.config.device)
+                                         : std::nullopt,
+              cmd->count("--threads") > 0 ? std::optional<int>(o->train.config.threads)
+                                          : std::nullopt);
+          Progress progress(o->quiet);
+          if (!search->resume_note().empty()) progress.line(search->resume_note());
+          progress.line("resuming " + o->resume + " at step " +
+                        std::to_string(search->steps_done()) + " of " +
+                        std::to_string(search->steps_total()));
+          finish_search(*search, progress, o->resume, o->quiet);
+          return 0;
+        }
+        TAPIR_CHECK(!o->out.empty(), "search needs --out DIR (or --resume DIR)");
+        SearchConfig config = o->search;
+        config.base = finish_train_options(*cmd, o->train);
+        const std::string note =
+            recommended_note(config.base.task, recommend_unless_given(*cmd, config.base));
+        config.arch_grad_mean = o->arch_grad == "mean";
+        const bool existed = fs::exists(o->out) && !fs::is_empty(o->out);
+        if (existed) {
+          TAPIR_CHECK(o->force, "output folder ", o->out,
+                      " already exists (use --force to overwrite it)");
+          TAPIR_CHECK(fs::exists(fs::path(o->out) / "search.json"),
+                      "--force replaces only a tapir search folder, and ", o->out,
+                      " is not one (no search.json); choose another --out or remove it "
+                      "yourself");
+        }
+        const FolderLock lock(o->out, "search folder");
+        if (existed)
+          for (const fs::directory_entry& e : fs::directory_iterator(o->out))
+            if (e.path().filename() != FolderLock::kFile) fs::remove_all(e.path());
+        Search search(config, o->out);
+        Progress progress(o->quiet);
+        if (!note.empty()) progress.line(note);
+        finish_search(search, progress, o->out, o->quiet);
+        return 0;
+      }};
 }
 
 }  // namespace tapir

@@ -1,7 +1,6 @@
 // `tapir train`: one training run into a run folder (optim/trainer.h).
 #include <chrono>
 #include <cstdio>
-#include <set>
 
 #include "lab/progress.h"
 #include "lab/report_text.h"
@@ -9,26 +8,6 @@
 #include "tools/train_options.h"
 
 namespace tapir {
-
-namespace {
-
-// A resumed run continues as its config.json says: only the flags that
-// cannot change what it computes may be given with --resume.
-void check_resume_flags(const CLI::App& cmd) {
-  const std::set<std::string> allowed = {"--resume", "--steps", "--threads", "--device", "--quiet"};
-  for (const CLI::Option* option : cmd.get_options()) {
-    const std::string name = option->get_name();
-    TAPIR_CHECK(option->count() == 0 || allowed.count(name), "--resume continues the run as its ",
-                "config.json says, so ", name,
-                " cannot be given with it (allowed: --steps to extend the run, --threads, "
-                "--device, --quiet)");
-  }
-  const std::vector<std::string> extras = extra_arguments(cmd);
-  TAPIR_CHECK(extras.empty(), "--resume continues the run as its config.json says, so '",
-              extras.empty() ? "" : extras.front(), "' cannot be given with it");
-}
-
-}  // namespace
 
 Command add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a transformer on a task");
@@ -46,7 +25,9 @@ Command add_train_command(CLI::App& app) {
   return {cmd, [o, cmd]() {
             std::unique_ptr<Trainer> trainer;
             if (!o->resume.empty()) {
-              check_resume_flags(*cmd);
+              check_resume_flags(*cmd, {"--steps", "--threads", "--device", "--quiet"},
+                                 "the run as its config.json",
+                                 "--steps to extend the run, --threads, --device, --quiet");
               const bool steps_given = cmd->count("--steps") > 0;
               // --device given: the run continues there (checkpoints do not depend on it).
               trainer = Trainer::resume(

@@ -144,6 +144,19 @@ std::vector<std::string> extra_arguments(const CLI::App& cmd) {
   return extras;
 }
 
+void check_resume_flags(const CLI::App& cmd, const std::set<std::string>& allowed,
+                        const std::string& saved, const std::string& allowed_text) {
+  for (const CLI::Option* option : cmd.get_options()) {
+    const std::string name = option->get_name();
+    TAPIR_CHECK(option->count() == 0 || name == "--resume" || allowed.count(name),
+                "--resume continues ", saved, " says, so ", name,
+                " cannot be given with it (allowed: ", allowed_text, ")");
+  }
+  const std::vector<std::string> extras = extra_arguments(cmd);
+  TAPIR_CHECK(extras.empty(), "--resume continues ", saved, " says, so '",
+              extras.empty() ? "" : extras.front(), "' cannot be given with it");
+}
+
 void set_task_options(const std::vector<std::string>& opts, const std::vector<std::string>& extras,
                       TaskOptions& into) {
   for (const std::string& kv : opts) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,5 +53,12 @@ std::string recommended_note(const std::string& task, const std::vector<TaskSett
 std::vector<std::string> extra_arguments(const CLI::App& cmd);
 void set_task_options(const std::vector<std::string>& opts, const std::vector<std::string>& extras,
                       TaskOptions& into);
+
+// A resumed run or search continues as its saved file (`saved`: "the run
+// as its config.json") says: besides --resume, only the flags in `allowed`
+// may be given (`allowed_text` lists them for the message), and no extra
+// argument.
+void check_resume_flags(const CLI::App& cmd, const std::set<std::string>& allowed,
+                        const std::string& saved, const std::string& allowed_text);
 
 }  // namespace tapir

@@ -1,0 +1,218 @@
+// A Stage I search stopped at any point continues from its last evaluation
+// bit for bit: the shared functions, every model's weights, optimizer and
+// RNGs, the staggered schedule and the logs. A damaged resume file is
+// refused whole, naming the file and what is wrong, before anything in the
+// folder changes.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <stdexcept>
+
+#include "engine/file_io.h"
+#include "engine/json.h"
+#include "optim/search.h"
+
+using namespace tapir;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() /
+                     ("tapir_search_resume_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(p);
+  return p.string();
+}
+
+// Staggered, so that the resumed part restarts models in new generations.
+SearchConfig staggered() {
+  SearchConfig s;
+  TrainConfig& c = s.base;
+  c.task = "modadd";
+  c.task_options.set("p", "11");
+  c.model.width = 16;
+  c.model.layers = 1;
+  c.model.heads = 2;
+  c.model.mlp_act = MlpAct::spline;
+  c.model.mlp_spline.grid = SplineGrid(11, -4, 4, true);
+  c.batch = 16;
+  c.steps = 8;  // a model's lifetime
+  c.eval_every = 4;
+  c.schedule.base_lr = 3e-3;
+  s.models = 3;
+  s.steps = 20;
+  s.stagger = true;
+  s.snapshot_every = 2;
+  return s;
+}
+
+// What stands in for a kill: an exception thrown once the search has saved
+// the given step.
+struct Stop : std::runtime_error {
+  Stop() : std::runtime_error("stopped") {}
+};
+
+void run_until(const std::string& dir, int64_t stop_at) {
+  Search search(staggered(), dir);
+  Search::Events events;
+  events.on_eval = [stop_at](int64_t step, double) {
+    if (step == stop_at) throw Stop();
+  };
+  CHECK_THROWS_AS(search.run(events), Stop);
+}
+
+// A metrics line without what differs between two folders anyway: the
+// folder's own path and the wall clock.
+std::string comparable(const std::string& text) {
+  static const std::regex varying("\"run\":\"[^\"]*\",|,\"wall_s\":[-0-9.e+]*");
+  return std::regex_replace(text, varying, "");
+}
+
+// Every file of a search folder, by path below it (the lock file aside).
+std::map<std::string, std::string> files_of(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().filename() == ".lock") continue;
+    const std::string name = fs::relative(e.path(), dir).string();
+    if (name == "resume.safetensors") continue;  // holds the clock
+    std::string text = read_file(e.path().string());
+    if (e.path().extension() == ".jsonl") text = comparable(text);
+    out[name] = text;
+  }
+  return out;
+}
+
+// Rewrites the resume file with `key` set to `value` (or an extra tensor).
+void rewrite_state(const std::string& dir, const std::string& key, const std::string& value,
+                   bool extra_tensor = false) {
+  const std::string path = dir + "/resume.safetensors";
+  const SafeTensorsFile file = SafeTensorsFile::load(path);
+  std::vector<SafeTensorWrite> writes;
+  for (const SafeTensorView& v : file.tensors())
+    writes.push_back({v.name, v.dtype, v.shape, v.data});
+  const float one = 1;
+  if (extra_tensor) writes.push_back({"model-0/stray", DType::f32, {1}, &one});
+  Metadata meta;
+  for (const auto& [k, v] : file.metadata())
+    if (k != key) meta.push_back({k, v});
+  if (!key.empty()) meta.push_back({key, value});
+  save_safetensors(path, writes, meta);
+}
+
+}  // namespace
+
+TEST_CASE("a search stopped and resumed writes what an uninterrupted one writes, bit for bit") {
+  const std::string whole = temp_dir("whole"), cut = temp_dir("cut");
+  {
+    Search search(staggered(), whole);
+    search.run();
+  }
+  run_until(cut, 12);
+  // What a kill between two evaluations leaves behind: lines, a snapshot and
+  // a model folder from after the saved step, and a torn line.
+  append_line(cut + "/search.jsonl", R"({"step":14,"arch_loss":1,"active_models":3})");
+  write_file_atomic(cut + "/snapshots/arch-step-00000014.safetensors", "partial");
+  fs::create_directories(cut + "/models/model-2-gen-1");
+  {
+    // At step 12 models 0 and 1 are in their second generation, model 2 (from
+    // step 5) in its first.
+    const std::string metrics = cut + "/models/model-2/metrics.jsonl";
+    write_file_atomic(metrics, read_file(metrics) + "{\"run\":\"x\",\"st");
+  }
+  CHECK_FALSE(fs::exists(cut + "/arch.safetensors"));
+
+  const std::unique_ptr<Search> resumed = Search::resume(cut);
+  CHECK(resumed->steps_done() == 12);
+  const std::string& note = resumed->resume_note();
+  CHECK(note.find("dropped 1 lines of " + cut + "/search.jsonl") != std::string::npos);
+  CHECK(note.find("dropped the torn last line of " + cut + "/models/model-2/metrics.jsonl") !=
+        std::string::npos);
+  CHECK(note.find("removed 1 model folders started after step 12") != std::string::npos);
+  CHECK(note.find("removed 1 snapshots taken after step 12") != std::string::npos);
+  resumed->run();
+
+  const auto a = files_of(whole), b = files_of(cut);
+  CHECK(a.count("arch.safetensors") == 1);
+  CHECK(a.count("models/model-0-gen-1/metrics.jsonl") == 1);  // restarts happened after step 12
+  std::vector<std::string> names_a, names_b;
+  for (const auto& [name, text] : a) names_a.push_back(name);
+  for (const auto& [name, text] : b) names_b.push_back(name);
+  CHECK(names_a == names_b);
+  for (const auto& [name, text] : a) {
+    INFO(name);
+    CHECK(b.count(name) == 1);
+    if (b.count(name)) CHECK(text == b.at(name));
+  }
+  fs::remove_all(whole);
+  fs::remove_all(cut);
+}
+
+TEST_CASE("a resumed search may be extended, never cut below the step it reached") {
+  const std::string dir = temp_dir("extend");
+  run_until(dir, 8);
+  CHECK_THROWS_WITH_AS(Search::resume(dir, 6),
+                       doctest::Contains("--search-steps 6 is below step 8"), Error);
+  {
+    const std::unique_ptr<Search> resumed = Search::resume(dir, 24);
+    CHECK(resumed->steps_total() == 24);
+  }
+  // search.json now says 24: the extension is what a later resume continues.
+  const SearchConfig stored = read_json_file(dir + "/search.json", SearchConfig::from_json);
+  CHECK(stored.steps == 24);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a damaged search resume file is refused whole, naming the file and the field") {
+  const std::string dir = temp_dir("damaged");
+  // At step 4: model 0 has taken 4 steps, model 1 (from step 2) 2, model 2
+  // starts at step 5.
+  run_until(dir, 4);
+  const std::string path = dir + "/resume.safetensors";
+  const std::string good = read_file(path);
+  const std::string log = read_file(dir + "/search.jsonl");
+  struct Case {
+    std::string key, value;
+    bool extra;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"step", "12abc", false, "metadata 'step'"},
+      {"step", "99", false, "step 99 is beyond the search's end (20 steps"},
+      {"format", "tapir.resume.v1", false, "expected 'tapir.search-resume.v1'"},
+      {"model-1/step", "3", false, "metadata 'model-1/step' is 3, expected 2"},
+      {"model-2/start", "0", false, "metadata 'model-2/start' is 0, expected 5"},
+      {"model-0/generation", "1", false, "metadata 'model-0/start' is 0, expected 8"},
+      {"model-0/generation", "5", false, "metadata 'model-0/generation' is 5"},
+      {"untrained_accuracy", "nan", false, "metadata 'untrained_accuracy'"},
+      {"", "", true, "tensor 'model-0/stray' is not part of this search's state"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.key);
+    write_file_atomic(path, good);
+    rewrite_state(dir, c.key, c.value, c.extra);
+    CHECK_THROWS_WITH_AS(Search::resume(dir), doctest::Contains(path.c_str()), Error);
+    CHECK_THROWS_WITH_AS(Search::resume(dir), doctest::Contains(c.message.c_str()), Error);
+    CHECK(read_file(dir + "/search.jsonl") == log);  // nothing changed
+  }
+  fs::remove(path);
+  CHECK_THROWS_WITH_AS(Search::resume(dir), doctest::Contains("no resume.safetensors in it"),
+                       Error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("search.json reads back as the config it was written from, and no other key") {
+  const SearchConfig c = staggered().resolved();
+  const SearchConfig back = SearchConfig::from_json(c.to_json());
+  CHECK(to_json(back.to_json()) == to_json(c.to_json()));
+  Json extra = c.to_json();
+  extra.set("modles", 3);
+  CHECK_THROWS_WITH_AS(SearchConfig::from_json(extra), doctest::Contains("unknown key 'modles'"),
+                       Error);
+  Json grad = c.to_json();
+  grad.set("arch_grad", "median");
+  CHECK_THROWS_WITH_AS(SearchConfig::from_json(grad),
+                       doctest::Contains("key 'arch_grad': expected 'sum' or 'mean'"), Error);
+}
