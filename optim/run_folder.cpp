@@ -9,6 +9,7 @@
 #include "engine/folder_lock.h"
 #include "engine/parse.h"
 #include "nn/architecture.h"
+#include "tasks/task.h"
 
 namespace tapir {
 
@@ -47,7 +48,7 @@ void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
     bool is_run = false;
     if (has(kConfig)) {
       try {
-        read_config();
+        read_config(/*check_task=*/false);  // a task whose corpus moved away is still a run
         is_run = true;
       } catch (const Error&) {
       }
@@ -67,8 +68,17 @@ void RunFolder::write_config(const TrainConfig& config) const {
   write_file_atomic(file(kConfig), to_json(config.to_json(), 2) + "\n");
 }
 
-TrainConfig RunFolder::read_config() const {
-  return read_json_file(file(kConfig), TrainConfig::from_json);  // errors name the file
+TrainConfig RunFolder::read_config(bool check_task) const {
+  const std::string path = file(kConfig);
+  TrainConfig config = read_json_file(path, TrainConfig::from_json);  // errors name the file
+  if (check_task) {
+    try {
+      make_task(config.task, config.task_options);
+    } catch (const Error& e) {
+      fail(path, ": ", e.what());
+    }
+  }
+  return config;
 }
 
 void RunFolder::append_metrics(const Json& line) const {

@@ -54,7 +54,9 @@ class RunFolder {
   // config.json is a tapir run's), then writes config.json.
   void start_fresh(const TrainConfig& config, bool force) const;
   void write_config(const TrainConfig& config) const;
-  TrainConfig read_config() const;
+  // config.json, strictly; with check_task, the task is also built from its
+  // name and options, so a bad option fails naming this file.
+  TrainConfig read_config(bool check_task = true) const;
 
   void append_metrics(const Json& line) const;
   // Drops the metrics lines logged after `step`, so a resumed run's file

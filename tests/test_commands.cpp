@@ -42,7 +42,8 @@ struct Cli {
     } catch (const CLI::ConfigError& e) {
       return config_file_error(app, e);  // as tools/main.cpp reports it
     } catch (const CLI::ParseError& e) {
-      return e.what();
+      const std::string from_file = config_value_error(app, args, e);  // as main.cpp does
+      return from_file.empty() ? e.what() : from_file;
     }
     return "";
   }
@@ -184,6 +185,17 @@ TEST_CASE("--config: sections of other commands are read too, and every key is c
   CHECK(config_error("tasks", "[tasks.show]\nnmae = \"copy\"\n") ==
         "unknown key 'nmae' in [tasks.show] (did you mean 'name'? the keys are the options of "
         "`tapir tasks show --help`; task options go in opt = [\"name=value\", ...])");
+  // A value that does not convert or validate names the file when it came from it.
+  CHECK(config_error("train", "[train]\nlr = \"abc\"\n") == "Could not convert: --lr = abc");
+  CHECK(config_error("search", "[search]\narch-grad = \"median\"\n").find("--arch-grad") !=
+        std::string::npos);
+  {
+    // The same bad value on the command line is the command line's.
+    ConfigFile file("[train]\nsteps = 10\n");
+    Cli other;
+    CHECK(other.parse_error({"train", "--config", file.path, "--lr", "abc"}) ==
+          "Could not convert: --lr = abc");
+  }
   CHECK(config_error("train", "width = 64\n[train]\n") ==
         "key 'width' is outside any section (options go in their command's section, e.g. [train])");
 }

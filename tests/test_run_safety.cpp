@@ -193,7 +193,8 @@ TEST_CASE("a torn last metrics line is dropped on resume; a damaged earlier line
   }
   write_file_atomic(dir + "/metrics.jsonl", "garbage\n" + whole);
   CHECK_THROWS_WITH_AS(Trainer::resume(dir, 20),
-                       doctest::Contains("metrics.jsonl: line 1 is not a log line with a step"), Error);
+                       doctest::Contains("metrics.jsonl: line 1 is not a log line with a step"),
+                       Error);
   fs::remove_all(dir);
 }
 
@@ -266,4 +267,19 @@ TEST_CASE("an architecture file with a NaN knot is refused, naming the function"
           ("function '" + arch.functions.front().name + "' holds nan at element 2").c_str()),
       Error);
   fs::remove(path);
+}
+
+TEST_CASE("a bad task option in config.json names the file") {
+  const std::string dir = temp_dir("task_option");
+  train_tiny(dir);
+  const std::string path = dir + "/config.json";
+  std::string text = read_file(path);
+  const size_t at = text.find("\"p\": \"11\"");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 9, "\"p\": \"1x\"");
+  write_file_atomic(path, text);
+  const std::string expected = path + ": option p: expected an integer, got '1x'";
+  CHECK_THROWS_WITH_AS(Trainer::resume(dir), expected.c_str(), Error);
+  CHECK_THROWS_WITH_AS(open_run(dir), expected.c_str(), Error);
+  fs::remove_all(dir);
 }

@@ -2,6 +2,7 @@
 #include "tools/config_file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "engine/json.h"
@@ -122,6 +123,25 @@ std::string config_file_error(const CLI::App& app, const CLI::ConfigError& error
   out += "the keys are the options of `tapir " + command_path(*command) + " --help`";
   if (command->get_allow_extras()) out += R"(; task options go in opt = ["name=value", ...])";
   return out + ")";
+}
+
+std::string config_value_error(const CLI::App& app, const std::vector<std::string>& args,
+                               const CLI::ParseError& error) {
+  const CLI::Option* config = app.get_config_ptr();
+  if (config == nullptr || config->results().empty()) return "";
+  const std::string message = error.what();
+  // The option the message names: its first "--name".
+  const size_t at = message.find("--");
+  if (at == std::string::npos) return "";
+  size_t end = at + 2;
+  while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) ||
+                                  message[end] == '-' || message[end] == '_'))
+    ++end;
+  const std::string name = message.substr(at, end - at);
+  if (name.size() <= 2) return "";
+  for (const std::string& arg : args)
+    if (arg == name || arg.rfind(name + "=", 0) == 0) return "";
+  return config->results().back() + ": " + message;
 }
 
 }  // namespace tapir

@@ -6,6 +6,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace tapir {
 
@@ -19,5 +20,13 @@ void add_config_option(CLI::App& app);
 //   run.toml: unknown key 'lrr' in [train] (did you mean 'lr'? the keys are
 //   the options of `tapir train --help`; task options go in opt = ["name=value", ...])
 std::string config_file_error(const CLI::App& app, const CLI::ConfigError& error);
+
+// The one-line message for another parse error (a value that does not
+// convert or validate) when the option it names came from the --config file
+// rather than from `args` (the command line after the program name):
+//   run.toml: Could not convert: --lr = abc
+// "" when no --config file was given or the option is on the command line.
+std::string config_value_error(const CLI::App& app, const std::vector<std::string>& args,
+                               const CLI::ParseError& error);
 
 }  // namespace tapir

@@ -46,7 +46,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tapir: %s\n", tapir::config_file_error(app, e).c_str());
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // A bad value read from the --config file names the file.
+    const std::string from_file =
+        tapir::config_value_error(app, std::vector<std::string>(argv + 1, argv + argc), e);
+    if (from_file.empty()) return app.exit(e);
+    std::fprintf(stderr, "tapir: %s\n", from_file.c_str());
+    return e.get_exit_code();
   }
   try {
     for (const auto& command : commands) {
