@@ -10,6 +10,15 @@ namespace tapir {
 
 // --- config ----------------------------------------------------------------------
 
+double model_flops_per_token(const ModelConfig& c, int64_t T) {
+  const double C = double(c.width), L = double(c.layers);
+  const double out = double(c.input == ModelInput::frames ? c.frame_dim : c.vocab);
+  // Per block: Q, K, V and the output projection (4 C^2), the MLP's two
+  // matrices (2 r C^2).
+  const double weights = L * (4.0 + 2.0 * double(c.mlp_ratio)) * C * C + C * out;
+  return 6.0 * weights + 12.0 * L * double(T) * C;
+}
+
 void ModelConfig::validate() const {
   if (input == ModelInput::tokens)
     TAPIR_CHECK(vocab >= 1, "model: vocab must be at least 1, got ", vocab);

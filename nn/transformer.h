@@ -162,6 +162,16 @@ class Block : public Module {
 // test-time noise of `tapir robust`. Returns the new h_0.
 using EmbeddingHook = std::function<Tensor(Tensor h0)>;
 
+// Model FLOPs of one training step (forward and backward), per token: the
+// measure MFU is taken against (docs/performance.md). 6 x N, where N is the
+// number of weights a token meets in matrix products (each block's
+// attention and MLP matrices and the output head; not embeddings, biases or
+// norms), plus the attention's part that grows with the sequence length T:
+// 12 x L x T x C (QK^T and AV over the full T x T square, forward and
+// backward). The same count for every MLP activation and attention kernel,
+// so a slower kernel shows as a lower MFU.
+double model_flops_per_token(const ModelConfig& c, int64_t T);
+
 class Transformer : public Module {
  public:
   explicit Transformer(const ModelConfig& config);

@@ -6,7 +6,7 @@
 #                            and the same suite again
 #   scripts/test.sh release  the release build and its suite only
 #   scripts/test.sh portable the portable build and its suite only
-#   scripts/test.sh asan     Debug + AddressSanitizer/UndefinedBehaviorSanitizer
+#   scripts/test.sh asan     RelWithDebInfo + AddressSanitizer/UndefinedBehaviorSanitizer
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-all}" in

@@ -1,7 +1,10 @@
 // `tapir bench`: training-step throughput on the fixed configurations of
 // the benchmark page (tiny, small, lm): forward, next-token cross-entropy at
 // every position, backward, AdamW (lr 1e-3, weight decay 0.01), on one fixed
-// random batch. Median of the timed steps after warm-up. Variants: the MLP
+// random batch; and the main job's model (main: the training loop's own
+// steps on modadd p = 47). Median of the timed steps after warm-up, with the
+// model FLOPs per token, the achieved model GFLOP/s and the MFU against the
+// sgemm peak measured at the start of the same run (docs/performance.md). Variants: the MLP
 // activation (gelu, relu, spline: 121 knots on [-20, 20], linear
 // extrapolation, GeLU init) and the attention (softmax, score-spline); the
 // variants of a configuration step in turn, so that their ratios survive a
@@ -15,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 
 #include "autograd/ops.h"
 #include "engine/cuda/runtime.h"
@@ -23,6 +27,7 @@
 #include "lab/bench_search.h"
 #include "nn/transformer.h"
 #include "optim/optimizer.h"
+#include "optim/trainer.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 
@@ -39,11 +44,16 @@ constexpr BenchConfig kConfigs[] = {
     {"small", 128, 64, 64, 128, 4, 2},
     {"lm", 96, 256, 16, 256, 8, 4},
 };
+// The main job's model (scripts/main.sh): real training steps of modadd
+// p = 47, width 64, 1 block, batch 256, batches sampled from the task.
+constexpr BenchConfig kMain = {"main", 0, 0, 256, 64, 4, 1};
+const char* const kConfigNames[] = {"tiny", "small", "lm", "main"};
 
 struct BenchResult {
   std::string name, variant;
   int threads = 1;
   double step_seconds = 0, tokens_per_s = 0, peak_rss_mb = 0, gemm_share = 0, gemm_gflops = 0;
+  double flops_per_token = 0, model_gflops = 0, mfu = 0;
 };
 
 double peak_rss_mb() {
@@ -55,14 +65,27 @@ double peak_rss_mb() {
 // One variant of a configuration, ready to step.
 struct BenchRun {
   std::string variant;
+  std::function<void()> step;  // one whole training step
+  int64_t tokens = 0;          // per step
+  double flops_per_token = 0;  // model FLOPs (nn/transformer.h)
   std::unique_ptr<Transformer> model;
   std::unique_ptr<Optimizer> optimizer;
+  std::unique_ptr<Trainer> trainer;
   std::vector<double> times;
   double gemm_seconds = 0, gemm_flops = 0;
 };
 
+std::string variant_name(MlpAct mlp_act, AttentionKind attn) {
+  std::string name = name_of(mlp_act);
+  name += "+";
+  name += name_of(attn);
+  return name;
+}
+
+// A fixed configuration: forward, next-token cross-entropy at every
+// position, backward and AdamW on one fixed batch (tokens, targets).
 std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, MlpAct mlp_act, AttentionKind attn,
-                                   Device device) {
+                                   Device device, Tensor tokens, Tensor targets) {
   ModelConfig mc;
   mc.vocab = bc.vocab;
   mc.context = bc.context;
@@ -72,9 +95,7 @@ std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, MlpAct mlp_act, Attent
   mc.mlp_act = mlp_act;
   mc.attn = attn;
   auto run = std::make_unique<BenchRun>();
-  run->variant = name_of(mlp_act);
-  run->variant += "+";
-  run->variant += name_of(attn);
+  run->variant = variant_name(mlp_act, attn);
   run->model = std::make_unique<Transformer>(mc);
   run->model->init(0);
   run->model->to_device(device);
@@ -82,19 +103,50 @@ std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, MlpAct mlp_act, Attent
   oc.name = "adamw";
   oc.weight_decay = 0.01;
   run->optimizer = make_optimizer(oc, run->model->parameters());
+  run->tokens = bc.batch * bc.context;
+  run->flops_per_token = model_flops_per_token(mc, bc.context);
+  BenchRun* r = run.get();
+  run->step = [r, tokens, targets] {
+    r->optimizer->zero_grad();
+    Tensor loss = cross_entropy(r->model->forward(tokens), targets);
+    backward(loss);
+    r->optimizer->step(1e-3);
+    reset_step();
+  };
+  return run;
+}
+
+// The main job's model: the training loop's own step (sampling included).
+std::unique_ptr<BenchRun> make_main_run(MlpAct mlp_act, AttentionKind attn, Device device,
+                                        int threads) {
+  TrainConfig c;
+  c.task = "modadd";
+  c.task_options.set("p", "47");
+  c.model.width = kMain.width;
+  c.model.heads = kMain.heads;
+  c.model.layers = kMain.layers;
+  c.model.mlp_act = mlp_act;
+  c.model.attn = attn;
+  c.batch = kMain.batch;
+  c.device = device;
+  c.threads = threads;
+  auto run = std::make_unique<BenchRun>();
+  run->variant = variant_name(mlp_act, attn);
+  run->trainer = std::make_unique<Trainer>(c, "");
+  const int64_t T = run->trainer->task().max_length();
+  run->tokens = c.batch * T;
+  run->flops_per_token = model_flops_per_token(run->trainer->config().model, T);
+  Trainer* t = run->trainer.get();
+  run->step = [t] { t->train_step(); };
   return run;
 }
 
 // One training step, timed; recorded unless it is a warm-up step.
-void time_step(BenchRun& run, Tensor tokens, Tensor targets, bool record) {
+void time_step(BenchRun& run, Device device, bool record) {
   kernel_profile() = {};
   const auto start = std::chrono::steady_clock::now();
-  run.optimizer->zero_grad();
-  Tensor loss = cross_entropy(run.model->forward(tokens), targets);
-  backward(loss);
-  run.optimizer->step(1e-3);
-  reset_step();
-  if (tokens.device() == Device::cuda) cuda::synchronize();
+  run.step();
+  if (device == Device::cuda) cuda::synchronize();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!record) return;
@@ -108,17 +160,15 @@ void time_step(BenchRun& run, Tensor tokens, Tensor targets, bool record) {
 // them alike and their ratios stay meaningful on a shared machine.
 std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<MlpAct>& acts,
                                       const std::vector<AttentionKind>& attns, int warmup,
-                                      int steps, Device device) {
-  std::vector<std::unique_ptr<BenchRun>> runs;
-  for (MlpAct act : acts)
-    for (AttentionKind attn : attns) runs.push_back(make_run(bc, act, attn, device));
-
+                                      int steps, Device device, double peak_gflops) {
   // One fixed batch: random tokens, targets = the next token (the last
   // position's target is one more random token).
+  // (The main job's steps sample their own.)
+  const bool main = std::string(bc.name) == kMain.name;
   Rng rng(0, 1);
-  const int64_t B = bc.batch, T = bc.context;
+  const int64_t B = main ? 1 : bc.batch, T = main ? 1 : bc.context;
   HeapTensor tokens(Shape{B, T}, DType::i32), targets(Shape{B, T}, DType::i32);
-  for (int64_t b = 0; b < B; ++b) {
+  for (int64_t b = 0; b < B && !main; ++b) {
     std::vector<int32_t> seq(static_cast<size_t>(T + 1));
     for (auto& s : seq) s = static_cast<int32_t>(rng.randint(bc.vocab));
     for (int64_t t = 0; t < T; ++t) {
@@ -128,8 +178,14 @@ std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<M
   }
   tokens.to_device(device);
   targets.to_device(device);
+
+  std::vector<std::unique_ptr<BenchRun>> runs;
+  for (MlpAct act : acts)
+    for (AttentionKind attn : attns)
+      runs.push_back(main ? make_main_run(act, attn, device, num_threads())
+                          : make_run(bc, act, attn, device, tokens.view(), targets.view()));
   for (int i = 0; i < warmup + steps; ++i)
-    for (auto& run : runs) time_step(*run, tokens, targets, i >= warmup);
+    for (auto& run : runs) time_step(*run, device, i >= warmup);
 
   std::vector<BenchResult> results;
   for (auto& run : runs) {
@@ -141,13 +197,47 @@ std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<M
     r.variant = run->variant;
     r.threads = num_threads();
     r.step_seconds = run->times[run->times.size() / 2];
-    r.tokens_per_s = double(B * T) / r.step_seconds;
+    r.tokens_per_s = double(run->tokens) / r.step_seconds;
     r.peak_rss_mb = peak_rss_mb();  // of the process: the largest variant so far
     r.gemm_share = run->gemm_seconds / total;
     r.gemm_gflops = run->gemm_seconds > 0 ? run->gemm_flops / run->gemm_seconds / 1e9 : 0;
+    r.flops_per_token = run->flops_per_token;
+    r.model_gflops = r.flops_per_token * r.tokens_per_s / 1e9;
+    r.mfu = peak_gflops > 0 ? r.model_gflops / peak_gflops : 0;
     results.push_back(r);
   }
   return results;
+}
+
+// The single-precision GEMM peak MFU is taken against: square products of
+// size n through the same BLAS (cblas_sgemm on the cpu, tapir's matmul on
+// cuBLAS), median GFLOP/s of `reps`, at the thread count in force.
+double sgemm_peak_gflops(Device device, int64_t n, int reps) {
+  NoGrad no_grad;
+  Rng rng(0, 3);
+  HeapTensor a(Shape{n, n}, DType::f32), b(Shape{n, n}, DType::f32), c(Shape{n, n}, DType::f32);
+  rng.fill_uniform<float>(a.view().host_data<float>(), n * n, -1.0f, 1.0f);
+  rng.fill_uniform<float>(b.view().host_data<float>(), n * n, -1.0f, 1.0f);
+  a.to_device(device);
+  b.to_device(device);
+  std::vector<double> times;
+  for (int i = 0; i < reps + 2; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    if (device == Device::cuda) {
+      matmul(a.view(), b.view());
+      cuda::synchronize();
+      reset_step();
+    } else {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f,
+                  a.view().host_data<float>(), int(n), b.view().host_data<float>(), int(n), 0.0f,
+                  c.view().host_data<float>(), int(n));
+    }
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i >= 2) times.push_back(s);
+  }
+  std::sort(times.begin(), times.end());
+  return 2.0 * double(n) * double(n) * double(n) / times[times.size() / 2] / 1e9;
 }
 
 // Square sgemm throughput at size n, through tapir's matmul op (arena
@@ -189,7 +279,7 @@ void bench_gemm(int64_t n, int reps) {
 Command add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time training steps of the benchmark configurations");
   struct Options {
-    std::vector<std::string> configs = {"tiny", "small", "lm"};
+    std::vector<std::string> configs = {"tiny", "small", "lm", "main"};
     std::vector<MlpAct> mlp_acts = {MlpAct::gelu};
     std::vector<AttentionKind> attns = {AttentionKind::softmax};
     int steps = 20, warmup = 5, threads = 1;
@@ -198,8 +288,9 @@ Command add_bench_command(CLI::App& app) {
     int search = 0;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--config", o->configs, "Configurations: tiny, small, lm")
-      ->check(CLI::IsMember({"tiny", "small", "lm"}))
+  cmd->add_option("--config", o->configs,
+                  "Configurations: tiny, small, lm, main (the main job's model)")
+      ->check(CLI::IsMember({"tiny", "small", "lm", "main"}))
       ->capture_default_str();
   add_names_option(*cmd, "--mlp-act", o->mlp_acts, "MLP activations to compare");
   add_names_option(*cmd, "--attn", o->attns, "Attention kernels to compare");
@@ -231,28 +322,45 @@ Command add_bench_command(CLI::App& app) {
               bench_search(o->search, o->warmup, o->steps);
               return 0;
             }
-            if (!o->json)
-              std::printf("%-6s %-20s %7s %10s %12s %9s %10s %10s %12s\n", "config", "variant",
-                          "threads", "ms/step", "tokens/s", "steps/s", "peak MB", "GEMM share",
-                          "GEMM GFLOP/s");
-            for (const BenchConfig& bc : kConfigs) {
-              if (std::find(o->configs.begin(), o->configs.end(), bc.name) == o->configs.end())
+            // The peak MFU is taken against, measured now with the same threads.
+            const int64_t peak_n = device == Device::cuda ? 8192 : 1024;
+            const double peak = sgemm_peak_gflops(device, peak_n, device == Device::cuda ? 10 : 5);
+            if (!o->json) {
+              std::printf(
+                  "sgemm peak %.1f GFLOP/s (n = %lld, %s, %d thread%s); MFU = model "
+                  "GFLOP/s / peak\n",
+                  peak, static_cast<long long>(peak_n), device == Device::cuda ? "cuBLAS" : "cblas",
+                  num_threads(), num_threads() == 1 ? "" : "s");
+              std::printf("%-6s %-20s %7s %9s %11s %10s %9s %6s %9s %10s\n", "config", "variant",
+                          "threads", "ms/step", "tokens/s", "MFLOP/tok", "GFLOP/s", "MFU",
+                          "peak MB", "GEMM share");
+            }
+            for (const char* name : kConfigNames) {
+              if (std::find(o->configs.begin(), o->configs.end(), name) == o->configs.end())
                 continue;
+              const BenchConfig& bc = std::string(name) == kMain.name
+                                          ? kMain
+                                          : *std::find_if(std::begin(kConfigs), std::end(kConfigs),
+                                                          [name](const BenchConfig& c) {
+                                                            return std::string(c.name) == name;
+                                                          });
               for (const BenchResult& r :
-                   bench_config(bc, o->mlp_acts, o->attns, o->warmup, o->steps, device)) {
+                   bench_config(bc, o->mlp_acts, o->attns, o->warmup, o->steps, device, peak)) {
                 if (o->json)
                   std::printf(
                       "{\"config\":\"%s\",\"variant\":\"%s\",\"threads\":%d,"
                       "\"step_ms\":%.3f,\"tokens_per_s\":%.1f,\"steps_per_s\":%.3f,"
-                      "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f}\n",
+                      "\"peak_rss_mb\":%.1f,\"gemm_share\":%.3f,\"gemm_gflops\":%.1f,"
+                      "\"model_flops_per_token\":%.0f,\"model_gflops\":%.2f,"
+                      "\"sgemm_peak_gflops\":%.1f,\"mfu\":%.4f}\n",
                       r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
                       r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb, r.gemm_share,
-                      r.gemm_gflops);
+                      r.gemm_gflops, r.flops_per_token, r.model_gflops, peak, r.mfu);
                 else
-                  std::printf("%-6s %-20s %7d %10.2f %12.0f %9.2f %10.1f %9.1f%% %12.1f\n",
+                  std::printf("%-6s %-20s %7d %9.2f %11.0f %10.3f %9.1f %5.1f%% %9.1f %9.1f%%\n",
                               r.name.c_str(), r.variant.c_str(), r.threads, r.step_seconds * 1e3,
-                              r.tokens_per_s, 1.0 / r.step_seconds, r.peak_rss_mb,
-                              100 * r.gemm_share, r.gemm_gflops);
+                              r.tokens_per_s, r.flops_per_token / 1e6, r.model_gflops, 100 * r.mfu,
+                              r.peak_rss_mb, 100 * r.gemm_share);
               }
               std::fflush(stdout);
             }
