@@ -40,7 +40,7 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "tensor engine and command-line lab for transformers' inductive biases")
 set(CPACK_PACKAGE_DESCRIPTION
     "tapir is a from-scratch C++ tensor engine with a tape-based autograd, a CPU
-backend (OpenBLAS, OpenMP) and a CUDA backend, a GPT-style transformer,
+backend (OpenBLAS and a thread pool of its own) and a CUDA backend, a GPT-style transformer,
 AdamW and task generators. The tapir command trains, evaluates and compares
 models from the shell. Documentation is in /usr/share/doc/tapir.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

@@ -1,34 +1,40 @@
-// The threading policy of tapir: one thread count for both pools that do work, OpenMP (our
-// own loops, through parallel_for) and OpenBLAS (matrix products).
+// The threading policy of tapir: one thread count, one pool of worker
+// threads, shared by our own loops (parallel_for) and the matrix products
+// (engine/cpu/gemm.cpp splits a large product into single-threaded BLAS
+// calls on the pool; OpenBLAS itself always runs one thread).
 //
-// Policy. set_num_threads(n) gives both pools n threads, and BLAS is never called from
-// inside an OpenMP parallel region (no parallel_for body calls BLAS). So at any moment either
-// one parallel_for or one BLAS call is running, at most n threads are busy, and the two pools
-// never oversubscribe the cores. Until set_num_threads is called, parallel_for runs serially;
-// a program calls set_num_threads(default_num_threads()) (or its --threads value) once at
-// start so that OpenBLAS follows the same count.
+// Degrading gracefully. The calling thread takes chunks of a parallel_for
+// itself, and the workers take what is left: a chunk is claimed by whoever
+// gets to it first. So a worker whose core is busy with other work (a
+// contended machine) never holds the step up: it claims nothing, and the
+// caller does the work alone, about as fast as one thread. The caller waits
+// only for chunks a worker has claimed. Workers spin briefly for new work,
+// then sleep. A parallel_for inside a chunk runs its chunks one after the
+// other on that thread, and so does one called while another thread's
+// parallel_for is running: the same chunks, so the same bits.
+//
+// Small work stays on one thread: parallel_for runs serially when n is
+// below 2 * min_per_thread, and a matrix product is split only when each
+// part is worth waking a thread for.
 //
 // Determinism. parallel_for splits [0, n) into chunks whose boundaries depend only on n,
-// min_per_thread and num_threads(), never on scheduling. A body that writes only its own
-// chunk and reduces within it gives the same bits at every run with the same thread count.
+// min_per_thread and num_threads(), never on scheduling or on which thread runs a chunk. A
+// body that writes only its own chunk and reduces within it gives the same bits at every run
+// with the same thread count.
 #pragma once
 #include <cstdint>
-#include <exception>
-#include <mutex>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include <type_traits>
 
 namespace tapir {
 
-// Sets the OpenMP and OpenBLAS thread counts to n; n >= 1.
+// Sets the thread count to n (n >= 1): the pool gets n - 1 workers.
 void set_num_threads(int n);
 // The count set last by set_num_threads, 1 before any call.
 int num_threads();
-// TAPIR_THREADS from the environment if set (a positive integer), else 1: on the 2-core
-// reference machine one thread was measured fastest for small models, where the cost of
-// waking a second thread exceeds the work it takes over. Users raise it with --threads.
+// TAPIR_THREADS from the environment if set (a positive integer), else the
+// cores this process may run on (its CPU affinity): the pool degrades
+// gracefully when some of them are busy, so using them all costs little
+// where they are taken and gains where they are free.
 int default_num_threads();
 
 // How parallel_for cuts [0, n): the number of chunks, and chunk k's half-open range.
@@ -40,11 +46,17 @@ struct ChunkRange {
 };
 ChunkRange parallel_chunk(int64_t n, int64_t chunks, int64_t k);
 
+namespace detail {
+// Runs body(ctx, k) for every k in [0, chunks) on the calling thread and the
+// pool's workers, and returns when all have run; rethrows the first
+// exception a chunk threw.
+void run_chunks(int64_t chunks, void (*body)(void*, int64_t), void* ctx);
+}  // namespace detail
+
 // Calls f(begin, end) on contiguous chunks that cover [0, n) exactly once. Runs serially, as
 // one call f(0, n), when threads == 1 or n < 2 * min_per_thread; otherwise uses
-// min(threads, n / min_per_thread) chunks with a static OpenMP schedule, so each chunk has at
-// least min_per_thread items. The first exception thrown by f is rethrown after all chunks
-// finish (an exception may not leave an OpenMP region).
+// min(threads, n / min_per_thread) chunks, so each chunk has at least min_per_thread items.
+// The first exception thrown by f is rethrown after all chunks finish.
 template <class F>
 void parallel_for(int64_t n, int64_t min_per_thread, F&& f) {
   if (n <= 0) return;
@@ -53,24 +65,18 @@ void parallel_for(int64_t n, int64_t min_per_thread, F&& f) {
     f(int64_t{0}, n);
     return;
   }
-  const int team = static_cast<int>(chunks);  // chunks <= num_threads(), an int
-  std::exception_ptr error;
-  std::mutex error_mutex;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(team)
-#else
-  (void)team;
-#endif
-  for (int64_t k = 0; k < chunks; ++k) {
-    try {
-      const ChunkRange r = parallel_chunk(n, chunks, k);
-      f(r.begin, r.end);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
+  struct Context {
+    std::remove_reference_t<F>* f;
+    int64_t n, chunks;
+  } context{&f, n, chunks};
+  detail::run_chunks(
+      chunks,
+      [](void* p, int64_t k) {
+        const Context& c = *static_cast<const Context*>(p);
+        const ChunkRange r = parallel_chunk(c.n, c.chunks, k);
+        (*c.f)(r.begin, r.end);
+      },
+      &context);
 }
 
 }  // namespace tapir

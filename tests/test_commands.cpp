@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/threads.h"
 #include "tools/commands.h"
 #include "tools/config_file.h"
 #include "tools/options.h"
@@ -91,8 +92,9 @@ const std::vector<std::vector<std::string>> kComputing = {
 TEST_CASE("every computing command takes --threads like train, and only those") {
   Cli cli;
   const CLI::Option* train = cli.app.get_subcommand("train")->get_option("--threads");
-  CHECK(train->get_description() == "Threads for kernels and BLAS");
-  CHECK(train->get_default_str() == "1");
+  CHECK(train->get_description() ==
+        "Threads for kernels and BLAS (default: the usable cores, or TAPIR_THREADS)");
+  CHECK(train->get_default_str() == std::to_string(default_num_threads()));
   for (const auto& args : kComputing) {
     CAPTURE(args.front());
     const CLI::Option* threads =
@@ -125,17 +127,18 @@ TEST_CASE("--threads outside [1, 256] stops every computing command with one mes
   }
 }
 
-TEST_CASE("add_threads_option sets the count it is given") {
+TEST_CASE("add_threads_option sets the count it is given, or the default") {
   CLI::App app{"t"};
   int threads = 1;
   add_threads_option(app, threads);
   app.parse(std::vector<std::string>{"3", "--threads"});
   CHECK(threads == 3);
+  // Not given: the default, the usable cores (or TAPIR_THREADS).
   CLI::App none{"t"};
   int unset = 1;
   add_threads_option(none, unset);
   none.parse(std::vector<std::string>{});
-  CHECK(unset == 1);
+  CHECK(unset == default_num_threads());
 }
 
 TEST_CASE("--help marks the defaults that differ from train's") {

@@ -1,16 +1,23 @@
 // Tests of engine/threads: parallel_for covers [0, n) exactly once with boundaries that
-// depend only on n, min_per_thread and the thread count; thread counts are validated.
+// depend only on n, min_per_thread and the thread count; a parallel_for inside a chunk runs
+// the same chunks serially; a matrix product split over the threads equals the one-thread product;
+// thread counts are validated.
 #include <doctest/doctest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/kernels.h"
+#include "engine/rng.h"
 #include "engine/threads.h"
 
 namespace {
@@ -96,6 +103,73 @@ TEST_CASE("parallel_for rethrows an exception from a chunk") {
                   tapir::Error);
 }
 
+TEST_CASE("a parallel_for inside a chunk runs its chunks in order on the chunk's thread") {
+  ThreadCountGuard guard;
+  tapir::set_num_threads(3);
+  std::atomic<int> outer_calls{0}, misplaced{0};
+  tapir::parallel_for(30, 10, [&](int64_t, int64_t) {
+    ++outer_calls;
+    const std::thread::id here = std::this_thread::get_id();
+    std::vector<Chunk> inner;
+    tapir::parallel_for(1000, 1, [&](int64_t begin, int64_t end) {
+      if (std::this_thread::get_id() != here) ++misplaced;
+      inner.push_back({begin, end});  // on this thread only: no lock
+    });
+    // The same cut as at the top level, so the same bits.
+    REQUIRE(inner.size() == 3);
+    for (int64_t k = 0; k < 3; ++k) {
+      const auto r = tapir::parallel_chunk(1000, 3, k);
+      CHECK(inner[size_t(k)] == Chunk{r.begin, r.end});
+    }
+  });
+  CHECK(outer_calls == 3);
+  CHECK(misplaced == 0);
+}
+
+TEST_CASE("a matrix product split over the threads equals the one-thread product") {
+  ThreadCountGuard guard;
+  struct Case {
+    int64_t M, N, K;
+  };
+  // Split by rows of C, by columns, and one too small to split.
+  for (const Case c : {Case{512, 96, 256}, Case{40, 600, 300}, Case{8, 8, 8}}) {
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      CAPTURE(c.M);
+      CAPTURE(c.N);
+      CAPTURE(ta);
+      CAPTURE(tb);
+      std::vector<float> a(static_cast<size_t>(c.M * c.K)), b(static_cast<size_t>(c.K * c.N));
+      tapir::Rng rng(7, 0);
+      rng.fill_uniform<float>(a.data(), c.M * c.K, -1.0f, 1.0f);
+      rng.fill_uniform<float>(b.data(), c.K * c.N, -1.0f, 1.0f);
+      // C starts non-zero: backward kernels accumulate (beta = 1).
+      std::vector<float> start(static_cast<size_t>(c.M * c.N));
+      rng.fill_uniform<float>(start.data(), c.M * c.N, -1.0f, 1.0f);
+      std::vector<float> one = start, three = start;
+      tapir::set_num_threads(1);
+      tapir::cpu::gemm<float>(ta, tb, c.M, c.N, c.K, 0.5f, a.data(), b.data(), 1.0f, one.data());
+      tapir::set_num_threads(3);
+      tapir::cpu::gemm<float>(ta, tb, c.M, c.N, c.K, 0.5f, a.data(), b.data(), 1.0f, three.data());
+      // Against a double-precision reference too: each block sees the right operands.
+      double worst = 0;
+      for (int64_t i = 0; i < c.M; ++i)
+        for (int64_t j = 0; j < c.N; ++j) {
+          double ref = start[size_t(i * c.N + j)];
+          for (int64_t k = 0; k < c.K; ++k) {
+            const double x = ta ? a[size_t(k * c.M + i)] : a[size_t(i * c.K + k)];
+            const double y = tb ? b[size_t(j * c.K + k)] : b[size_t(k * c.N + j)];
+            ref += 0.5 * x * y;
+          }
+          const size_t at = size_t(i * c.N + j);
+          worst = std::max({worst, std::fabs(double(three[at]) - ref),
+                            std::fabs(double(three[at]) - double(one[at]))});
+        }
+      CHECK(worst < 1e-4);
+    }
+  }
+}
+
 TEST_CASE("thread counts are validated") {
   CHECK_THROWS_AS(tapir::set_num_threads(0), tapir::Error);
   CHECK_THROWS_AS(tapir::set_num_threads(-2), tapir::Error);
@@ -103,7 +177,11 @@ TEST_CASE("thread counts are validated") {
   const char* saved = std::getenv("TAPIR_THREADS");
   const std::string saved_value = saved ? saved : "";
   unsetenv("TAPIR_THREADS");
-  CHECK(tapir::default_num_threads() == 1);
+  // The usable cores: as many as this process's affinity mask allows.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+  CHECK(tapir::default_num_threads() == CPU_COUNT(&set));
   setenv("TAPIR_THREADS", "3", 1);
   CHECK(tapir::default_num_threads() == 3);
   for (const char* bad : {"0", "-1", "two", "2x", "", " 2", "5000"}) {

@@ -2,12 +2,12 @@
 # (scripts/setup.sh installs them); nothing is vendored.
 #
 #   OpenBLAS  libopenblas-dev   matrix products (cblas_sgemm / cblas_dgemm)
-#   OpenMP    (g++ libgomp)     threads for the non-BLAS kernels
+#   Threads   (libc)            the worker pool of engine/threads.h
 #   Eigen     libeigen3-dev     small dense linear algebra
 #   doctest   doctest-dev       the test harness
 #   CLI11     libcli11-dev      the `tapir` command line
 
-find_package(OpenMP REQUIRED)
+find_package(Threads REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 find_package(doctest REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)

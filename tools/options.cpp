@@ -1,16 +1,19 @@
 // Option helpers of the commands (tools/options.h).
 #include "tools/options.h"
 
+#include <algorithm>
 #include <sstream>
 #include <utility>
 
 #include "engine/json.h"
 #include "engine/parse.h"
+#include "engine/threads.h"
 #include "nn/spline.h"
 
 namespace tapir {
 
 CLI::Option* add_threads_option(CLI::App& cmd, int& threads) {
+  threads = std::min(default_num_threads(), kMaxThreads);
   return cmd
       .add_option_function<int>(
           "--threads",
@@ -21,7 +24,7 @@ CLI::Option* add_threads_option(CLI::App& cmd, int& threads) {
                                                           std::to_string(n));
             threads = n;
           },
-          "Threads for kernels and BLAS")
+          "Threads for kernels and BLAS (default: the usable cores, or TAPIR_THREADS)")
       ->type_name("INT")
       ->default_str(std::to_string(threads));
 }

@@ -62,8 +62,10 @@ CLI::Option* add_names_option(CLI::App& cmd, const std::string& flag, std::vecto
 }
 
 // --threads N, the threads for kernels and BLAS (engine/threads.h), the same
-// for every command that computes: default 1, and a value outside
-// [1, kMaxThreads] stops the command line as TrainConfig::validate would.
+// for every command that computes: default default_num_threads() (the
+// usable cores, or TAPIR_THREADS; `threads` is set to it here), and a value
+// outside [1, kMaxThreads] stops the command line as TrainConfig::validate
+// would.
 constexpr int kMaxThreads = 256;
 CLI::Option* add_threads_option(CLI::App& cmd, int& threads);
 
