@@ -13,7 +13,7 @@
 # has the details.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-names=(safetensors json arch resume config)
+names=(safetensors json arch resume search_resume config)
 usage() {
   echo "usage: scripts/fuzz.sh NAME|all SECONDS  or  scripts/fuzz.sh merge NAME" >&2
   echo "  NAME: ${names[*]}" >&2

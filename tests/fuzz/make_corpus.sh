@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 corpus=$here/corpus
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for name in safetensors json arch resume config; do
+for name in safetensors json arch resume search_resume config; do
   mkdir -p "$corpus/$name"
   find "$corpus/$name" -type f ! -name 'found-*' -delete
 done
@@ -232,6 +232,28 @@ cp "$work/run/checkpoint.safetensors" "$r/a-checkpoint"
 cp "$work/shared/resume.safetensors" "$r/other-run"
 cp "$s/one-f32" "$r/foreign-tensor"
 : >"$r/empty"
+
+# --- search_resume: a search's resume file, valid and malformed -------------
+
+# The search the search_resume harness makes for itself
+# (tests/fuzz/search_resume_fuzz.cpp); it ends near chance and says so.
+"$tapir" search "${tiny[@]}" --layers 1 --mlp-act spline --spline-knots 5 --models 1 --stagger \
+  --steps 4 --search-steps 8 --out "$work/search" 2>/dev/null
+q=$corpus/search_resume
+v=$q/valid
+cp "$work/search/resume.safetensors" "$v"
+reheader "$v" 's/"format":"[^"]*"/"format":"tapir.resume.v1"/' "$q/format-of-a-run"
+reheader "$v" 's/"step":"[0-9]*"/"step":"99"/' "$q/step-beyond-end"
+reheader "$v" 's/"model-0\/step":"[0-9]*"/"model-0\/step":"3"/' "$q/model-step-wrong"
+reheader "$v" 's/"model-0\/generation":"[0-9]*"/"model-0\/generation":"9"/' "$q/generation-beyond"
+reheader "$v" 's/"model-0\/start":"[0-9]*"/"model-0\/start":"-4"/' "$q/start-negative"
+reheader "$v" 's/"untrained_accuracy":"[^"]*"/"untrained_accuracy":"1.5"/' "$q/accuracy-above-one"
+reheader "$v" 's/model-0\/arch_rng/model-0\/arch_rnf/' "$q/rng-renamed"
+reheader "$v" 's/"shape":\[5\]/"shape":[6]/' "$q/function-shape"
+poke_data "$v" 0 '\x00\x00\xc0\x7f' "$q/value-nan"
+head -c $(($(stat -c %s "$v") - 3)) "$v" >"$q/truncated-data"
+cp "$work/run/resume.safetensors" "$q/a-run-resume"
+: >"$q/empty"
 
 # --- config (TOML/INI): malformed and unusual --------------------------------
 
