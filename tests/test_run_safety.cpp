@@ -19,6 +19,7 @@
 #include "nn/architecture.h"
 #include "nn/checkpoint.h"
 #include "optim/trainer.h"
+#include "tests/resume_files.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -52,23 +53,7 @@ void train_tiny(const std::string& dir, const TrainConfig& c = tiny()) {
   t.run();
 }
 
-// Rewrites the resume file with its tensors as they are (plus `extra`) and
-// metadata `key` set to `value`.
-void rewrite_resume(const std::string& dir, const std::string& key, const std::string& value,
-                    bool extra_tensor = false) {
-  const std::string path = dir + "/resume.safetensors";
-  const SafeTensorsFile file = SafeTensorsFile::load(path);
-  std::vector<SafeTensorWrite> writes;
-  for (const SafeTensorView& v : file.tensors())
-    writes.push_back({v.name, v.dtype, v.shape, v.data});
-  const float one = 1;
-  if (extra_tensor) writes.push_back({"stray", DType::f32, {1}, &one});
-  Metadata meta;
-  for (const auto& [k, v] : file.metadata())
-    if (k != key) meta.push_back({k, v});
-  meta.push_back({key, value});
-  save_safetensors(path, writes, meta);
-}
+using tapir::testing::rewrite_resume;
 
 }  // namespace
 
@@ -167,7 +152,7 @@ TEST_CASE("a damaged resume file stops the resume before anything in the folder 
     CHECK(read_file(dir + "/config.json") == config);
     restore();
   }
-  rewrite_resume(dir, "step", "10", /*extra_tensor=*/true);
+  rewrite_resume(dir, "step", "10", "stray");
   CHECK_THROWS_WITH_AS(Trainer::resume(dir, 40),
                        doctest::Contains("tensor 'stray' is not part of this run's state"), Error);
   restore();

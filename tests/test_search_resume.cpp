@@ -14,6 +14,7 @@
 #include "engine/file_io.h"
 #include "engine/json.h"
 #include "optim/search.h"
+#include "tests/resume_files.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -83,23 +84,6 @@ std::map<std::string, std::string> files_of(const std::string& dir) {
     out[name] = text;
   }
   return out;
-}
-
-// Rewrites the resume file with `key` set to `value` (or an extra tensor).
-void rewrite_state(const std::string& dir, const std::string& key, const std::string& value,
-                   bool extra_tensor = false) {
-  const std::string path = dir + "/resume.safetensors";
-  const SafeTensorsFile file = SafeTensorsFile::load(path);
-  std::vector<SafeTensorWrite> writes;
-  for (const SafeTensorView& v : file.tensors())
-    writes.push_back({v.name, v.dtype, v.shape, v.data});
-  const float one = 1;
-  if (extra_tensor) writes.push_back({"model-0/stray", DType::f32, {1}, &one});
-  Metadata meta;
-  for (const auto& [k, v] : file.metadata())
-    if (k != key) meta.push_back({k, v});
-  if (!key.empty()) meta.push_back({key, value});
-  save_safetensors(path, writes, meta);
 }
 
 }  // namespace
@@ -192,7 +176,7 @@ TEST_CASE("a damaged search resume file is refused whole, naming the file and th
   for (const Case& c : cases) {
     INFO(c.key);
     write_file_atomic(path, good);
-    rewrite_state(dir, c.key, c.value, c.extra);
+    testing::rewrite_resume(dir, c.key, c.value, c.extra ? "model-0/stray" : "");
     CHECK_THROWS_WITH_AS(Search::resume(dir), doctest::Contains(path.c_str()), Error);
     CHECK_THROWS_WITH_AS(Search::resume(dir), doctest::Contains(c.message.c_str()), Error);
     CHECK(read_file(dir + "/search.jsonl") == log);  // nothing changed

@@ -48,6 +48,35 @@ std::string temp_dir(const std::string& name) {
   return p.string();
 }
 
+// Runs the transfer in a child process and kills it with SIGKILL as soon as
+// `file` exists: true then, false when the child finished first (or had not
+// written the file after 30 s).
+bool run_and_kill_when(const TransferOptions& o, const fs::path& file) {
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      run_transfer(o);
+    } catch (...) {
+      _exit(2);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  for (int i = 0; i < 15000; ++i) {
+    if (waitpid(child, &status, WNOHANG) == child) return false;
+    if (fs::exists(file)) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  return false;
+}
+
 // The per-cell results that must not depend on interruptions (seconds do).
 void check_same(const VariantResult& a, const VariantResult& b) {
   CAPTURE(a.variant.name);
@@ -74,29 +103,8 @@ TEST_CASE("a killed transfer run resumes and ends with the uninterrupted run's m
   // first cell of the matrix has written a checkpoint, i.e. mid-training.
   // Forked before this process runs any kernel, so no thread pool is copied.
   const fs::path in_progress = fs::path(dir) / "cells" / "arch-copy-on-copy" / "seed-0";
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    try {
-      run_transfer(tiny_transfer(dir));
-    } catch (...) {
-      _exit(2);
-    }
-    _exit(0);
-  }
-  bool killed = false;
-  for (int i = 0; i < 6000 && !killed; ++i) {
-    int status = 0;
-    if (waitpid(child, &status, WNOHANG) == child) break;  // finished first: see below
-    if (fs::exists(in_progress / "resume.safetensors")) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      killed = true;
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  }
-  REQUIRE_MESSAGE(killed, "the transfer finished or stalled before it could be killed");
+  REQUIRE_MESSAGE(run_and_kill_when(tiny_transfer(dir), in_progress / "resume.safetensors"),
+                  "the transfer finished or stalled before it could be killed");
   // What the kill left: finished searches and baselines, an unfinished matrix.
   CHECK(fs::exists(fs::path(dir) / "search-dyck" / "arch.safetensors"));
   const fs::path done = fs::path(dir) / "cells" / "baseline-copy" / "seed-0" / "finished";
@@ -143,31 +151,10 @@ TEST_CASE("a transfer killed during a search continues that search from its last
   o.search_steps = 200;  // long enough to be caught between its evaluations
   const fs::path search = fs::path(dir) / "search-copy";
   // This process has run kernels by now, on one thread (the default), so no
-  // OpenMP team exists for the child to inherit half of.
+  // pool workers exist for the child to lack.
   REQUIRE(o.base.threads == 1);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    try {
-      run_transfer(o);
-    } catch (...) {
-      _exit(2);
-    }
-    _exit(0);
-  }
-  bool killed = false;
-  for (int i = 0; i < 6000 && !killed; ++i) {
-    int status = 0;
-    if (waitpid(child, &status, WNOHANG) == child) break;
-    if (fs::exists(search / Search::kResume)) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      killed = true;
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
-  REQUIRE_MESSAGE(killed, "the transfer finished or stalled before it could be killed");
+  REQUIRE_MESSAGE(run_and_kill_when(o, search / Search::kResume),
+                  "the transfer finished or stalled before it could be killed");
   REQUIRE_FALSE(fs::exists(search / "arch.safetensors"));
   // A search that started over would empty its folder first.
   write_file_atomic((search / "models" / "model-0" / "kept").string(), "");
