@@ -39,15 +39,33 @@ struct BenchConfig {
   const char* name;
   int64_t vocab, context, batch, width, heads, layers;
 };
+// The last is the main job's model (scripts/main.sh): real training steps
+// of modadd p = 47, batches sampled from the task (its vocabulary and
+// length come from the task).
 constexpr BenchConfig kConfigs[] = {
     {"tiny", 99, 4, 512, 128, 4, 2},
     {"small", 128, 64, 64, 128, 4, 2},
     {"lm", 96, 256, 16, 256, 8, 4},
+    {"main", 0, 0, 256, 64, 4, 1},
 };
-// The main job's model (scripts/main.sh): real training steps of modadd
-// p = 47, width 64, 1 block, batch 256, batches sampled from the task.
-constexpr BenchConfig kMain = {"main", 0, 0, 256, 64, 4, 1};
-const char* const kConfigNames[] = {"tiny", "small", "lm", "main"};
+bool is_main(const BenchConfig& bc) {
+  return std::string(bc.name) == "main";
+}
+
+// The median seconds of `reps` calls of fn, after two untimed ones.
+template <typename Fn>
+double median_seconds(int reps, Fn&& fn) {
+  std::vector<double> times;
+  for (int i = 0; i < reps + 2; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i >= 2) times.push_back(s);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
 
 struct BenchResult {
   std::string name, variant;
@@ -117,17 +135,17 @@ std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, MlpAct mlp_act, Attent
 }
 
 // The main job's model: the training loop's own step (sampling included).
-std::unique_ptr<BenchRun> make_main_run(MlpAct mlp_act, AttentionKind attn, Device device,
-                                        int threads) {
+std::unique_ptr<BenchRun> make_main_run(const BenchConfig& bc, MlpAct mlp_act, AttentionKind attn,
+                                        Device device, int threads) {
   TrainConfig c;
   c.task = "modadd";
   c.task_options.set("p", "47");
-  c.model.width = kMain.width;
-  c.model.heads = kMain.heads;
-  c.model.layers = kMain.layers;
+  c.model.width = bc.width;
+  c.model.heads = bc.heads;
+  c.model.layers = bc.layers;
   c.model.mlp_act = mlp_act;
   c.model.attn = attn;
-  c.batch = kMain.batch;
+  c.batch = bc.batch;
   c.device = device;
   c.threads = threads;
   auto run = std::make_unique<BenchRun>();
@@ -155,35 +173,42 @@ void time_step(BenchRun& run, Device device, bool record) {
   run.gemm_flops += kernel_profile().gemm_flops;
 }
 
+// One fixed batch of a fixed configuration: random tokens, targets = the
+// next token (the last position's target is one more random token).
+struct FixedBatch {
+  HeapTensor tokens, targets;
+};
+FixedBatch fixed_batch(const BenchConfig& bc, Device device) {
+  Rng rng(0, 1);
+  const int64_t B = bc.batch, T = bc.context;
+  FixedBatch f{HeapTensor(Shape{B, T}, DType::i32), HeapTensor(Shape{B, T}, DType::i32)};
+  for (int64_t b = 0; b < B; ++b) {
+    std::vector<int32_t> seq(static_cast<size_t>(T + 1));
+    for (auto& s : seq) s = static_cast<int32_t>(rng.randint(bc.vocab));
+    for (int64_t t = 0; t < T; ++t) {
+      f.tokens.view().host_data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t)];
+      f.targets.view().host_data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t + 1)];
+    }
+  }
+  f.tokens.to_device(device);
+  f.targets.to_device(device);
+  return f;
+}
+
 // Times every variant of one configuration. The variants step in turn (one
 // step of each, then the next), so a change in the machine's load affects
 // them alike and their ratios stay meaningful on a shared machine.
 std::vector<BenchResult> bench_config(const BenchConfig& bc, const std::vector<MlpAct>& acts,
                                       const std::vector<AttentionKind>& attns, int warmup,
                                       int steps, Device device, double peak_gflops) {
-  // One fixed batch: random tokens, targets = the next token (the last
-  // position's target is one more random token).
-  // (The main job's steps sample their own.)
-  const bool main = std::string(bc.name) == kMain.name;
-  Rng rng(0, 1);
-  const int64_t B = main ? 1 : bc.batch, T = main ? 1 : bc.context;
-  HeapTensor tokens(Shape{B, T}, DType::i32), targets(Shape{B, T}, DType::i32);
-  for (int64_t b = 0; b < B && !main; ++b) {
-    std::vector<int32_t> seq(static_cast<size_t>(T + 1));
-    for (auto& s : seq) s = static_cast<int32_t>(rng.randint(bc.vocab));
-    for (int64_t t = 0; t < T; ++t) {
-      tokens.view().host_data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t)];
-      targets.view().host_data<int32_t>()[b * T + t] = seq[static_cast<size_t>(t + 1)];
-    }
-  }
-  tokens.to_device(device);
-  targets.to_device(device);
-
   std::vector<std::unique_ptr<BenchRun>> runs;
+  FixedBatch batch;
+  if (!is_main(bc)) batch = fixed_batch(bc, device);
   for (MlpAct act : acts)
     for (AttentionKind attn : attns)
-      runs.push_back(main ? make_main_run(act, attn, device, num_threads())
-                          : make_run(bc, act, attn, device, tokens.view(), targets.view()));
+      runs.push_back(
+          is_main(bc) ? make_main_run(bc, act, attn, device, num_threads())
+                      : make_run(bc, act, attn, device, batch.tokens.view(), batch.targets.view()));
   for (int i = 0; i < warmup + steps; ++i)
     for (auto& run : runs) time_step(*run, device, i >= warmup);
 
@@ -221,18 +246,12 @@ double sgemm_peak_gflops(Device device, int64_t n, int reps) {
   rng.fill_uniform<float>(b.view().host_data<float>(), n * n, -1.0f, 1.0f);
   a.to_device(device);
   b.to_device(device);
-  std::vector<double> times;
-  for (int i = 0; i < reps + 2; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+  const double seconds = median_seconds(reps, [&] {
     matmul(a.view(), b.view());
     if (device == Device::cuda) cuda::synchronize();
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     reset_step();
-    if (i >= 2) times.push_back(s);
-  }
-  std::sort(times.begin(), times.end());
-  return 2.0 * double(n) * double(n) * double(n) / times[times.size() / 2] / 1e9;
+  });
+  return 2.0 * double(n) * double(n) * double(n) / seconds / 1e9;
 }
 
 // Square sgemm throughput at size n, through tapir's matmul op (arena
@@ -243,23 +262,11 @@ void bench_gemm(int64_t n, int reps) {
   HeapTensor a(Shape{n, n}, DType::f32), b(Shape{n, n}, DType::f32), c(Shape{n, n}, DType::f32);
   rng.fill_uniform<float>(a.view().host_data<float>(), n * n, -1.0f, 1.0f);
   rng.fill_uniform<float>(b.view().host_data<float>(), n * n, -1.0f, 1.0f);
-  auto median_seconds = [&](auto&& fn) {
-    std::vector<double> times;
-    for (int i = 0; i < reps + 2; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      fn();
-      const double s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (i >= 2) times.push_back(s);
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-  };
-  const double through_op = median_seconds([&] {
+  const double through_op = median_seconds(reps, [&] {
     matmul(a, b);
     reset_step();
   });
-  const double direct = median_seconds([&] {
+  const double direct = median_seconds(reps, [&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), int(n), int(n), 1.0f,
                 a.view().host_data<float>(), int(n), b.view().host_data<float>(), int(n), 0.0f,
                 c.view().host_data<float>(), int(n));
@@ -324,21 +331,16 @@ Command add_bench_command(CLI::App& app) {
               std::printf(
                   "sgemm peak %.1f GFLOP/s (n = %lld, %s, %d thread%s); MFU = model "
                   "GFLOP/s / peak\n",
-                  peak, static_cast<long long>(peak_n), device == Device::cuda ? "cuBLAS" : "cblas",
-                  num_threads(), num_threads() == 1 ? "" : "s");
+                  peak, static_cast<long long>(peak_n),
+                  device == Device::cuda ? "cuBLAS" : "OpenBLAS", num_threads(),
+                  num_threads() == 1 ? "" : "s");
               std::printf("%-6s %-20s %7s %9s %11s %10s %9s %6s %9s %10s\n", "config", "variant",
                           "threads", "ms/step", "tokens/s", "MFLOP/tok", "GFLOP/s", "MFU",
                           "peak MB", "GEMM share");
             }
-            for (const char* name : kConfigNames) {
-              if (std::find(o->configs.begin(), o->configs.end(), name) == o->configs.end())
+            for (const BenchConfig& bc : kConfigs) {
+              if (std::find(o->configs.begin(), o->configs.end(), bc.name) == o->configs.end())
                 continue;
-              const BenchConfig& bc = std::string(name) == kMain.name
-                                          ? kMain
-                                          : *std::find_if(std::begin(kConfigs), std::end(kConfigs),
-                                                          [name](const BenchConfig& c) {
-                                                            return std::string(c.name) == name;
-                                                          });
               for (const BenchResult& r :
                    bench_config(bc, o->mlp_acts, o->attns, o->warmup, o->steps, device, peak)) {
                 if (o->json)
