@@ -1,11 +1,11 @@
 // Progress of long commands (lab/progress.h).
 #include "lab/progress.h"
+#include "engine/clock.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -39,8 +39,7 @@ Progress::Style Progress::style_for(bool quiet) {
 Progress::Progress(Style style, std::FILE* out) : style_(style), out_(out) {}
 
 double Progress::seconds_now() const {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
+  return now_seconds();
 }
 
 void Progress::plan(int runs) {

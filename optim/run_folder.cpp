@@ -196,6 +196,20 @@ void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& op
   save_safetensors(file(kResume), writes, meta);
 }
 
+void check_format(const SafeTensorsFile& file, const std::string& path,
+                  const std::string& expected) {
+  const std::string format = file.metadata_value("format", "");
+  TAPIR_CHECK(format == expected, path, ": metadata 'format': expected '", expected, "', got ",
+              tapir::quoted(format));
+}
+
+void reject_unknown_tensors(const SafeTensorsFile& file, const std::string& path,
+                            const std::set<std::string>& known, const std::string& whose) {
+  for (const SafeTensorView& v : file.tensors())
+    TAPIR_CHECK(known.count(v.name), path, ": tensor ", tapir::quoted(v.name), " is not part of ",
+                whose);
+}
+
 int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,
                        const std::string& key) {
   return parse_int64(file.metadata_value(key, ""), path + ": metadata '" + key + "'", 0);
@@ -241,9 +255,7 @@ SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Op
                                        Rng& data_rng, ResumeClock& clock) const {
   const std::string path = file(kResume);
   SafeTensorsFile resume = SafeTensorsFile::load(path);
-  const std::string format = resume.metadata_value("format", "");
-  TAPIR_CHECK(format == "tapir.resume.v1", path,
-              ": metadata 'format': expected 'tapir.resume.v1', got ", tapir::quoted(format));
+  check_format(resume, path, "tapir.resume.v1");
   read_resume_state(resume, path, "", params, optimizer, &data_rng, clock);
   return resume;
 }

@@ -12,6 +12,7 @@
 // (optim/trainer.h) and open_run (optim/model_run.h) use it.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,13 @@ void add_resume_state(const std::string& prefix, const std::vector<Parameter*>& 
 void read_resume_state(const SafeTensorsFile& file, const std::string& path,
                        const std::string& prefix, const std::vector<Parameter*>& params,
                        Optimizer& optimizer, Rng* data_rng, ResumeClock& clock);
+// Fails unless the file's metadata 'format' is `expected`.
+void check_format(const SafeTensorsFile& file, const std::string& path,
+                  const std::string& expected);
+// Fails naming the first tensor of the file not in `known`: a resume file
+// holds nothing its reader does not restore. `whose`: "this run's state".
+void reject_unknown_tensors(const SafeTensorsFile& file, const std::string& path,
+                            const std::set<std::string>& known, const std::string& whose);
 // A counter in a resume file's metadata, strictly: present, all digits, in
 // range. A damaged file stops the resume before anything changes.
 int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,

@@ -89,6 +89,7 @@ class Search {
  public:
   static constexpr const char* kConfig = "search.json";
   static constexpr const char* kResume = "resume.safetensors";
+  static constexpr const char* kLog = "search.jsonl";
 
   // out_dir may be empty (tests): nothing is written.
   Search(const SearchConfig& config, std::string out_dir);
@@ -152,7 +153,9 @@ class Search {
   void truncate_to_step();
   void add_smoothness_gradient();
   std::string member_dir(int m, int64_t generation) const;
-  int64_t first_start(int m) const;  // model m's first start (staggered or 0)
+  int64_t first_start(int m) const;         // model m's first start (staggered or 0)
+  static std::string member_prefix(int m);  // model m's names in the resume file
+  void write_config() const;                // search.json
 
   SearchConfig config_;
   std::string out_dir_;

@@ -1,27 +1,18 @@
 // The training loop (optim/trainer.h).
 #include "optim/trainer.h"
 
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "autograd/ops.h"
+#include "engine/clock.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/clip.h"
 #include "optim/task_loss.h"
 
 namespace tapir {
-
-namespace {
-
-double now_seconds() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 Trainer::Trainer(const TrainConfig& config, std::string out_dir)
     : run_(build_run(config)),
@@ -211,9 +202,7 @@ void Trainer::check_resume_tensors(const SafeTensorsFile& file, const std::strin
   Metadata extra_meta;
   save_state(extra, extra_meta);
   for (const SafeTensorWrite& w : extra) known.insert(w.name);
-  for (const SafeTensorView& v : file.tensors())
-    TAPIR_CHECK(known.count(v.name), path, ": tensor ", tapir::quoted(v.name),
-                " is not part of this run's state");
+  reject_unknown_tensors(file, path, known, "this run's state");
 }
 
 void Trainer::run(const TrainEvents& events) {
