@@ -305,7 +305,10 @@ Command add_bench_command(CLI::App& app) {
   add_threads_option(*cmd, o->threads);
   add_device_option(*cmd, o->device, "Where to step");
   cmd->add_flag("--json", o->json, "One JSON object per run");
-  cmd->add_flag("--gemm", o->gemm, "Square sgemm GFLOP/s through tapir's matmul vs cblas directly");
+  cmd->add_flag(
+      "--gemm", o->gemm,
+      "Square sgemm GFLOP/s through tapir's matmul (split over --threads) vs one cblas call "
+      "(one thread)");
   cmd->add_option("--search", o->search,
                   "Time a Stage I step of M models against M one-model steps")
       ->check(CLI::Range(1, 64));
