@@ -3,8 +3,8 @@
 #   ON              required: configuring fails without nvcc
 #   OFF             CPU only: engine/cuda/runtime_stub.cpp answers "no CUDA"
 # When on, every engine/cuda/*.cu (globbed, so new files join by themselves)
-# is compiled into tapir_core, which links cudart and cuBLAS and defines
-# TAPIR_HAS_CUDA=1 for everything built on it.
+# is compiled into tapir_core, which links cudart, opens cuBLAS on first
+# use, and defines TAPIR_HAS_CUDA=1 for everything built on it.
 #
 # Sets TAPIR_CUDA_ENABLED and TAPIR_CUDA_SOURCES; the caller adds the sources
 # and calls tapir_cuda_link(tapir_core) once the target exists.
@@ -72,7 +72,12 @@ function(tapir_cuda_link target)
     return()
   endif()
   target_compile_definitions(${target} PUBLIC TAPIR_HAS_CUDA=1)
-  target_link_libraries(${target} PUBLIC CUDA::cudart CUDA::cublas)
+  # cuBLAS is opened with dlopen() on first use (engine/cuda/cublas_library.cu),
+  # not linked: linking it costs every run about 210 MB of memory at start.
+  target_link_libraries(${target} PUBLIC CUDA::cudart ${CMAKE_DL_LIBS})
+  target_compile_definitions(
+    ${target} PRIVATE TAPIR_CUBLAS_SONAME="libcublas.so.${CUDAToolkit_VERSION_MAJOR}"
+                      TAPIR_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
   set(_flags -Xcompiler=-Wall,-Wextra)
   if(TAPIR_WERROR)
     list(APPEND _flags -Werror=all-warnings -Xcompiler=-Werror)

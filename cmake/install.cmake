@@ -51,9 +51,9 @@ if(TAPIR_CUDA_ENABLED)
          "\n\nThis build uses CUDA: it needs the CUDA ${CUDAToolkit_VERSION_MAJOR} runtime and cuBLAS\n"
          "libraries of NVIDIA's toolkit, which Debian does not ship, where the\n"
          "dynamic linker finds them.")
-  # libcudart and libcublas belong to no Debian package: dpkg-shlibdeps finds
-  # them here, warns that it has no package for them, and leaves them out of
-  # Depends.
+  # libcudart belongs to no Debian package: dpkg-shlibdeps finds it here,
+  # warns that it has no package for it, and leaves it out of Depends.
+  # cuBLAS is not linked (opened on first use), so it is not listed at all.
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
 else()
   string(APPEND CPACK_PACKAGE_DESCRIPTION "\n\nThis build has no CUDA backend.")

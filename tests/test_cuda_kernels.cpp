@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <utility>
@@ -39,6 +40,33 @@ TEST_CASE("cuda runtime answers cleanly without a GPU") {
 #if !defined(TAPIR_HAS_CUDA)
   CHECK(gpu::device_description() == "tapir was built without CUDA");
   CHECK_THROWS_WITH(gpu::device_alloc(256), "tapir was built without CUDA");
+#endif
+}
+
+namespace {
+// True when a library whose file name contains `name` is mapped into this
+// process (/proc/self/maps lists every mapped file).
+bool library_mapped(const std::string& name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(name) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("cuBLAS is opened on first use, not when the program starts") {
+#if defined(TAPIR_HAS_CUDA)
+  // Without a GPU nothing has run a product on cuda, so cuBLAS (and its
+  // 500 MB libcublasLt) must not be mapped yet; opening it needs no GPU.
+  if (!gpu::cuda_available()) CHECK_FALSE(library_mapped("libcublas"));
+  gpu::load_cublas();
+  CHECK(library_mapped("libcublas.so"));
+  CHECK(library_mapped("libcublasLt.so"));
+  gpu::load_cublas();  // once is enough; a second call is a no-op
+#else
+  CHECK_THROWS_WITH(gpu::load_cublas(), "tapir was built without CUDA");
+  CHECK_FALSE(library_mapped("libcublas"));
 #endif
 }
 

@@ -19,9 +19,22 @@ namespace tapir::cuda {
 inline void check_cuda(cudaError_t err, const char* call) {
   if (err != cudaSuccess) fail("CUDA error in ", call, ": ", cudaGetErrorString(err));
 }
+// cuBLAS's functions, from the library opened on first use
+// (cublas_library.cu); the program does not link it.
+struct Cublas {
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasSetStream_v2) set_stream = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasGetStatusString) status_string = nullptr;
+  decltype(&cublasSgemm_v2) sgemm = nullptr;
+  decltype(&cublasDgemm_v2) dgemm = nullptr;
+};
+// Opens cuBLAS the first time; fails naming the library when it cannot.
+const Cublas& cublas();
+
 inline void check_cublas(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    fail("cuBLAS error in ", call, ": ", cublasGetStatusString(status));
+    fail("cuBLAS error in ", call, ": ", cublas().status_string(status));
 }
 #define TAPIR_CUDA_CHECK(call) ::tapir::cuda::check_cuda((call), #call)
 #define TAPIR_CUBLAS_CHECK(call) ::tapir::cuda::check_cublas((call), #call)

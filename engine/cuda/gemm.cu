@@ -29,18 +29,18 @@ template <>
 void gemm<float>(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                  const float* A, const float* B, float beta, float* C) {
   if (M == 0 || N == 0) return;
-  TAPIR_CUBLAS_CHECK(cublasSgemm(cublas_handle(), flag(trans_b), flag(trans_a), as_int(N, "N"),
-                                 as_int(M, "M"), as_int(K, "K"), &alpha, B, ld(trans_b ? K : N), A,
-                                 ld(trans_a ? M : K), &beta, C, ld(N)));
+  TAPIR_CUBLAS_CHECK(cublas().sgemm(cublas_handle(), flag(trans_b), flag(trans_a), as_int(N, "N"),
+                                    as_int(M, "M"), as_int(K, "K"), &alpha, B, ld(trans_b ? K : N),
+                                    A, ld(trans_a ? M : K), &beta, C, ld(N)));
 }
 
 template <>
 void gemm<double>(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha,
                   const double* A, const double* B, double beta, double* C) {
   if (M == 0 || N == 0) return;
-  TAPIR_CUBLAS_CHECK(cublasDgemm(cublas_handle(), flag(trans_b), flag(trans_a), as_int(N, "N"),
-                                 as_int(M, "M"), as_int(K, "K"), &alpha, B, ld(trans_b ? K : N), A,
-                                 ld(trans_a ? M : K), &beta, C, ld(N)));
+  TAPIR_CUBLAS_CHECK(cublas().dgemm(cublas_handle(), flag(trans_b), flag(trans_a), as_int(N, "N"),
+                                    as_int(M, "M"), as_int(K, "K"), &alpha, B, ld(trans_b ? K : N),
+                                    A, ld(trans_a ? M : K), &beta, C, ld(N)));
 }
 
 }  // namespace tapir::cuda

@@ -112,9 +112,10 @@ cublasHandle_t cublas_handle() {
   std::lock_guard<std::mutex> lock(context_mutex);
   Context& c = context();
   if (!c.handle) {
-    TAPIR_CUBLAS_CHECK(cublasCreate(&c.handle));
-    TAPIR_CUBLAS_CHECK(cublasSetStream(c.handle, s));
-    TAPIR_CUBLAS_CHECK(cublasSetMathMode(c.handle, CUBLAS_PEDANTIC_MATH));
+    const Cublas& blas = cublas();
+    TAPIR_CUBLAS_CHECK(blas.create(&c.handle));
+    TAPIR_CUBLAS_CHECK(blas.set_stream(c.handle, s));
+    TAPIR_CUBLAS_CHECK(blas.set_math_mode(c.handle, CUBLAS_PEDANTIC_MATH));
   }
   return c.handle;
 }

@@ -32,6 +32,11 @@ void copy_to_host(void* dst_host, const void* src_device, size_t bytes);
 void copy_device(void* dst_device, const void* src_device, size_t bytes);
 void memset_device(void* dst_device, int value, size_t bytes);
 
+// Opens cuBLAS now; otherwise it is opened by the first product on cuda, so
+// that a program that never uses the GPU does not load it. Fails naming the
+// library when it cannot be loaded. Needs no GPU.
+void load_cublas();
+
 // Waits for all work on tapir's stream; fails with the CUDA error of any
 // kernel that failed since the last check.
 void synchronize();

@@ -43,6 +43,9 @@ void copy_device(void*, const void*, size_t) {
 void memset_device(void*, int, size_t) {
   fail(kNoCuda);
 }
+void load_cublas() {
+  fail(kNoCuda);
+}
 void synchronize() {
   fail(kNoCuda);
 }
