@@ -1,8 +1,9 @@
 # The CPU the C++ code is compiled for, and a guard against a compiler that
 # generates wrong code for it. TAPIR_ARCH chooses the target:
 #   auto (default)  the highest of x86-64-v3 (AVX2, FMA), x86-64-v2 (SSE4.2)
-#                   and x86-64 that this machine runs, tuned for no CPU in
-#                   particular (-mtune=generic); the compiler's default
+#                   and x86-64 that this machine runs (x86-64-v3 without
+#                   LZCNT where only that flag is missing), tuned for no CPU
+#                   in particular (-mtune=generic); the compiler's default
 #                   target on other architectures
 #   native          -march=native: every extension of this CPU, AVX-512 too
 #   none            no -march flag: the compiler's default target
@@ -26,7 +27,12 @@
 set(TAPIR_ARCH auto CACHE STRING "CPU to compile for: auto, native, none, or an -march value")
 
 # The x86-64 micro-architecture level (psABI) that this machine runs, read
-# from the kernel's CPU flags; x86-64 where they cannot be read.
+# from the kernel's CPU flags; x86-64 where they cannot be read. Some
+# virtual machines hide one flag of x86-64-v3 and no other: LZCNT (Linux's
+# abm), on CPUs with AVX2, FMA and even AVX-512. Falling back to x86-64-v2
+# there would give up AVX2 and FMA for a bit-count instruction (GeLU's
+# backward ran 2.8x slower), so such a machine gets x86-64-v3 without LZCNT:
+# level x86-64-v3-nolzcnt.
 function(tapir_host_x86_level out)
   set(level x86-64)
   if(EXISTS /proc/cpuinfo)
@@ -37,13 +43,19 @@ function(tapir_host_x86_level out)
     set(_v2 cx16 lahf_lm popcnt pni sse4_1 sse4_2 ssse3)
     set(_v3 avx avx2 bmi1 bmi2 f16c fma abm movbe xsave)
     foreach(_level v2 v3)
+      set(_missing "")
       foreach(_flag IN LISTS _${_level})
         if(NOT _flag IN_LIST _have)
-          set(${out} ${level} PARENT_SCOPE)
-          return()
+          list(APPEND _missing ${_flag})
         endif()
       endforeach()
-      set(level x86-64-${_level})
+      if(_level STREQUAL "v3" AND _missing STREQUAL "abm")
+        set(level x86-64-v3-nolzcnt)
+      elseif(_missing)
+        break()
+      else()
+        set(level x86-64-${_level})
+      endif()
     endforeach()
   endif()
   set(${out} ${level} PARENT_SCOPE)
@@ -57,8 +69,13 @@ endif()
 if(_tapir_arch STREQUAL "auto")
   if(_tapir_x86 AND NOT CMAKE_CROSSCOMPILING)
     tapir_host_x86_level(_level)
-    set(TAPIR_ARCH_FLAGS -march=${_level} -mtune=generic)
-    set(TAPIR_ARCH_RESOLVED "${_level} (auto)")
+    if(_level STREQUAL "x86-64-v3-nolzcnt")
+      set(TAPIR_ARCH_FLAGS -march=x86-64-v3 -mno-lzcnt -mtune=generic)
+      set(TAPIR_ARCH_RESOLVED "x86-64-v3 without LZCNT, which this CPU does not report (auto)")
+    else()
+      set(TAPIR_ARCH_FLAGS -march=${_level} -mtune=generic)
+      set(TAPIR_ARCH_RESOLVED "${_level} (auto)")
+    endif()
     set(TAPIR_ARCH_TARGET ${_level})
   elseif(_tapir_x86)
     set(TAPIR_ARCH_FLAGS -march=x86-64 -mtune=generic)
