@@ -59,6 +59,10 @@ void backward(Tensor loss) {
     const Node& node = nodes[k];
     if (node.out->grad == nullptr) continue;  // no gradient reached this node
     node.op->backward(node);
+    // Every consumer of this output ran before (later on the tape), and no
+    // earlier node reads it: its gradient is dead, and its memory can hold
+    // another one.
+    recycle_grad(node.output());
   }
   tape().clear();
 }

@@ -8,7 +8,8 @@
 // sorted: backward() walks it in reverse, no graph search, no recursion.
 //
 // Backward functions accumulate (+=) into their inputs' gradient buffers,
-// which are allocated (zeroed) in the step arena on first use; parameters
+// which are allocated (zeroed) in the step arena on first use and given back
+// to it once the node that made the tensor has run its backward; parameters
 // (HeapTensors made with a grad buffer) keep theirs across steps.
 #pragma once
 #include <cstdint>
@@ -77,7 +78,10 @@ class NoGrad {
 
 // Seeds d(loss)/d(loss) = 1 (loss must hold one element), walks the tape in
 // reverse calling each node's backward, then clears the tape. Activation
-// tensors stay readable until reset_step().
+// tensors stay readable until reset_step(); the gradient of an op's output
+// is given back to the arena (recycle_grad) as soon as that op's backward
+// has used it, so only the gradients of leaves (parameters, and tensors that
+// no op made) can be read after backward.
 void backward(Tensor loss);
 
 // Ends a step: clears the tape and frees every temporary in the step arena.

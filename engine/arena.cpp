@@ -39,8 +39,23 @@ void Arena::add_block(size_t min_bytes) {
   ++block_allocations_;
 }
 
+void* Arena::take_recycled(size_t rounded_bytes) {
+  for (size_t k = recycled_.size(); k-- > 0;) {
+    if (recycled_[k].size != rounded_bytes) continue;
+    void* p = recycled_[k].data;
+    recycled_.erase(recycled_.begin() + static_cast<std::ptrdiff_t>(k));
+    return p;
+  }
+  return nullptr;
+}
+
+void Arena::recycle(void* p, size_t bytes) {
+  if (p) recycled_.push_back({static_cast<uint8_t*>(p), round_up(bytes == 0 ? 1 : bytes, kAlign)});
+}
+
 void* Arena::allocate(size_t bytes) {
   bytes = round_up(bytes == 0 ? 1 : bytes, kAlign);
+  if (void* p = take_recycled(bytes)) return p;
   if (blocks_.empty()) add_block(bytes > initial_bytes_ ? bytes : initial_bytes_);
   while (offset_ + bytes > blocks_[current_].size) {
     used_before_current_ += offset_;
@@ -68,6 +83,7 @@ void* Arena::allocate_zeroed(size_t bytes) {
 }
 
 void Arena::reset() {
+  recycled_.clear();
   if (blocks_.size() > 1) {
     size_t total = 0;
     for (auto& b : blocks_) total += b.size;

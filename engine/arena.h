@@ -30,6 +30,14 @@ class Arena {
   // Same, zero-filled.
   void* allocate_zeroed(size_t bytes);
 
+  // Gives back memory from allocate() or allocate_zeroed() before reset(),
+  // once nothing will read it again: the next request of the same rounded
+  // size takes it, latest first (warm in cache), instead of new memory. A
+  // backward pass gives back each activation's gradient once it has been
+  // used, so the step's high-water mark holds the gradients that are alive
+  // at once, not all of them.
+  void recycle(void* p, size_t bytes);
+
   // Releases every allocation. If the step needed more than one block, the
   // blocks are merged into one of the total size so the next step fits.
   void reset();
@@ -49,12 +57,14 @@ class Arena {
   void add_block(size_t min_bytes);
 
   void free_block(Block& b);
+  void* take_recycled(size_t rounded_bytes);
 
   size_t initial_bytes_;
   bool on_device_;
   std::vector<Block> blocks_;
-  size_t current_ = 0;  // index of the block being bumped
-  size_t offset_ = 0;   // bytes used in the current block
+  std::vector<Block> recycled_;  // given back this step; keeps its capacity
+  size_t current_ = 0;           // index of the block being bumped
+  size_t offset_ = 0;            // bytes used in the current block
   size_t used_before_current_ = 0;
   size_t high_water_ = 0;
   int64_t block_allocations_ = 0;

@@ -298,8 +298,20 @@ Tensor grad_view(Tensor t) {
 }
 
 void* ensure_grad(Tensor t) {
-  if (!t.impl()->grad) t.impl()->grad = arena_for(t.device()).allocate_zeroed(t.nbytes());
-  return t.impl()->grad;
+  TensorImpl* impl = t.impl();
+  if (!impl->grad) {
+    impl->grad = arena_for(t.device()).allocate_zeroed(t.nbytes());
+    impl->grad_in_arena = true;
+  }
+  return impl->grad;
+}
+
+void recycle_grad(Tensor t) {
+  TensorImpl* impl = t.impl();
+  if (!impl->grad_in_arena) return;
+  arena_for(t.device()).recycle(impl->grad, t.nbytes());
+  impl->grad = nullptr;
+  impl->grad_in_arena = false;
 }
 
 }  // namespace tapir

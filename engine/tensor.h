@@ -31,6 +31,7 @@ struct TensorImpl {
   DType dtype = DType::f32;
   Device device = Device::cpu;
   bool requires_grad = false;
+  bool grad_in_arena = false;  // grad was taken from the step arena by ensure_grad
 };
 
 class Tensor {
@@ -163,5 +164,10 @@ Tensor grad_view(Tensor t);
 // Allocates t's gradient buffer (zeroed) on t's device, in the arena, if it
 // has none.
 void* ensure_grad(Tensor t);
+// Hands a gradient buffer that ensure_grad took from the arena back to it
+// for reuse within the step (backward() does so once a node's gradient has
+// been used); t is left without one. Does nothing to any other buffer (a
+// HeapTensor's).
+void recycle_grad(Tensor t);
 
 }  // namespace tapir
