@@ -1,8 +1,7 @@
 // Causal multi-head self-attention on the tape, one fused op per kernel:
-// softmax (scores, mask, softmax and the weighted sum of values;
-// probabilities kept for backward), score-spline (the same with a learned
-// spline of the scores, a second differentiable input) and feature-spline
-// (linear attention with a learned positive feature map).
+// softmax (scores, mask, softmax and the weighted sum of values), score-spline (the same with a
+// learned spline of the scores, a second differentiable input) and feature-spline (linear attention
+// with a learned positive feature map).
 #include "autograd/op_checks.h"
 #include "autograd/ops.h"
 #include "engine/kernels.h"
@@ -21,6 +20,20 @@ void check_qkv(const char* op, Tensor qkv, int64_t heads) {
               " heads");
 }
 
+// The probabilities (B, H, T, T), and the score spline's inputs, are kept
+// for backward on cuda, and on the CPU while they are small. Past
+// kRecomputeAbove values (4 MiB of f32) the CPU backward recomputes them
+// pair by pair instead (engine/cpu/attention.cpp): on lm (T = 256) that is
+// 134 MB less at the step's peak for one more q k^T product per pair.
+constexpr int64_t kRecomputeAbove = int64_t{1} << 20;
+bool keep_probs(Device dev, int64_t B, int64_t heads, int64_t T) {
+  return dev == Device::cuda || B * heads * T * T <= kRecomputeAbove;
+}
+template <typename F>
+F* data_or_null(Tensor t) {
+  return t.defined() ? t.data<F>() : nullptr;
+}
+
 void check_slopes(const char* op, Tensor qkv, int64_t heads, Tensor alibi_slopes) {
   if (!alibi_slopes.defined()) return;
   check_same_dtype(op, qkv, alibi_slopes);
@@ -28,14 +41,15 @@ void check_slopes(const char* op, Tensor qkv, int64_t heads, Tensor alibi_slopes
               "), got ", alibi_slopes.describe());
 }
 
-// i[0] = heads, saved[0] = probs (B, H, T, T).
+// inputs qkv and the ALiBi slopes (or none); i[0] = heads; saved[0] = probs
+// (B, H, T, T) where kept.
 void attention_backward(const Node& n) {
-  Tensor qkv = n.input(0), out = n.output(), probs = n.saved_tensor(0);
+  Tensor qkv = n.input(0), slopes = n.input(1), out = n.output(), probs = n.saved_tensor(0);
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
   const Device dev = out.device();
   dispatch_float("attention backward", qkv.dtype(), [&]<typename F>() {
-    TAPIR_KERNEL(dev, attention_backward<F>, qkv.data<F>(), probs.data<F>(), out.grad<F>(), B, T, C,
-                 n.i[0], grad_for<F>(qkv));
+    TAPIR_KERNEL(dev, attention_backward<F>, qkv.data<F>(), data_or_null<F>(slopes),
+                 data_or_null<F>(probs), out.grad<F>(), B, T, C, n.i[0], grad_for<F>(qkv));
   });
 }
 TAPIR_REGISTER_OP(kAttention, "attention", attention_backward);
@@ -49,33 +63,35 @@ Tensor attention(Tensor qkv, int64_t heads, Tensor alibi_slopes) {
   const Device dev = op_device(op, {qkv, alibi_slopes});
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
   Tensor out = empty(Shape{B, T, C}, qkv.dtype(), dev);
-  Tensor probs = empty(Shape{B, heads, T, T}, qkv.dtype(), dev);
+  Tensor probs =
+      keep_probs(dev, B, heads, T) ? empty(Shape{B, heads, T, T}, qkv.dtype(), dev) : Tensor();
   dispatch_float(op, qkv.dtype(), [&]<typename F>() {
     TAPIR_KERNEL(dev, attention_forward<F>, qkv.data<F>(), B, T, C, heads,
-                 alibi_slopes.defined() ? alibi_slopes.data<F>() : nullptr, probs.data<F>(),
-                 out.data<F>());
+                 data_or_null<F>(alibi_slopes), data_or_null<F>(probs), out.data<F>());
   });
   if (needs_grad({qkv})) {
-    Node& node = record(kAttention, out, {qkv});
+    Node& node = record(kAttention, out, {qkv, alibi_slopes});
     node.i[0] = heads;
-    node.saved[0] = probs.impl();
+    node.saved[0] = probs.defined() ? probs.impl() : nullptr;
   }
   return out;
 }
 
 namespace {
 
-// i[0] = heads, the grid as save_grid keeps it;
-// saved[0] = probs, saved[1] = scores (B, H, T, T).
+// inputs qkv, the spline's values and the ALiBi slopes (or none); i[0] =
+// heads, the grid as save_grid keeps it; saved[0] = probs, saved[1] = scores
+// (B, H, T, T) where kept.
 void score_spline_attention_backward(const Node& n) {
-  Tensor qkv = n.input(0), g = n.input(1), out = n.output();
+  Tensor qkv = n.input(0), g = n.input(1), slopes = n.input(2), out = n.output();
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
   const SplineGrid grid = saved_grid(n);
   const Device dev = out.device();
   dispatch_float("score-spline attention backward", qkv.dtype(), [&]<typename F>() {
-    TAPIR_KERNEL(dev, score_spline_attention_backward<F>, qkv.data<F>(),
-                 n.saved_tensor(1).data<F>(), n.saved_tensor(0).data<F>(), out.grad<F>(), B, T, C,
-                 n.i[0], g.data<F>(), grid, g.rank() == 2, grad_for<F>(qkv), grad_for<F>(g));
+    TAPIR_KERNEL(dev, score_spline_attention_backward<F>, qkv.data<F>(), data_or_null<F>(slopes),
+                 data_or_null<F>(n.saved_tensor(1)), data_or_null<F>(n.saved_tensor(0)),
+                 out.grad<F>(), B, T, C, n.i[0], g.data<F>(), grid, g.rank() == 2, grad_for<F>(qkv),
+                 grad_for<F>(g));
   });
 }
 TAPIR_REGISTER_OP(kScoreSplineAttention, "score_spline_attention", score_spline_attention_backward);
@@ -96,13 +112,13 @@ void feature_spline_attention_backward(const Node& n) {
 TAPIR_REGISTER_OP(kFeatureSplineAttention, "feature_spline_attention",
                   feature_spline_attention_backward);
 
-void record_spline_attention(const OpInfo& info, Tensor out, Tensor qkv, Tensor g, int64_t heads,
-                             const SplineGrid& grid, Tensor saved0, Tensor saved1) {
+void record_spline_attention(const OpInfo& info, Tensor out, Tensor qkv, Tensor g, Tensor slopes,
+                             int64_t heads, const SplineGrid& grid, Tensor saved0, Tensor saved1) {
   if (!needs_grad({qkv, g})) return;
-  Node& node = record(info, out, {qkv, g});
+  Node& node = record(info, out, {qkv, g, slopes});
   node.i[0] = heads;
   save_grid(node, grid);
-  node.saved[0] = saved0.impl();
+  node.saved[0] = saved0.defined() ? saved0.impl() : nullptr;
   node.saved[1] = saved1.defined() ? saved1.impl() : nullptr;
 }
 
@@ -121,14 +137,16 @@ Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, const 
   const Device dev = op_device(op, {qkv, g_values, alibi_slopes});
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
   Tensor out = empty(Shape{B, T, C}, qkv.dtype(), dev);
-  Tensor probs = empty(Shape{B, heads, T, T}, qkv.dtype(), dev);
-  Tensor scores = empty(Shape{B, heads, T, T}, qkv.dtype(), dev);
+  const bool keep = keep_probs(dev, B, heads, T);
+  Tensor probs = keep ? empty(Shape{B, heads, T, T}, qkv.dtype(), dev) : Tensor();
+  Tensor scores = keep ? empty(Shape{B, heads, T, T}, qkv.dtype(), dev) : Tensor();
   dispatch_float(op, qkv.dtype(), [&]<typename F>() {
     TAPIR_KERNEL(dev, score_spline_attention_forward<F>, qkv.data<F>(), B, T, C, heads,
-                 alibi_slopes.defined() ? alibi_slopes.data<F>() : nullptr, g_values.data<F>(),
-                 grid, per_head, scores.data<F>(), probs.data<F>(), out.data<F>());
+                 data_or_null<F>(alibi_slopes), g_values.data<F>(), grid, per_head,
+                 data_or_null<F>(scores), data_or_null<F>(probs), out.data<F>());
   });
-  record_spline_attention(kScoreSplineAttention, out, qkv, g_values, heads, grid, probs, scores);
+  record_spline_attention(kScoreSplineAttention, out, qkv, g_values, alibi_slopes, heads, grid,
+                          probs, scores);
   return out;
 }
 
@@ -148,8 +166,8 @@ Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values,
     TAPIR_KERNEL(dev, feature_attention_forward<F>, qkv.data<F>(), B, T, C, heads,
                  g_values.data<F>(), grid, features.data<F>(), out.data<F>());
   });
-  record_spline_attention(kFeatureSplineAttention, out, qkv, g_values, heads, grid, features,
-                          Tensor());
+  record_spline_attention(kFeatureSplineAttention, out, qkv, g_values, Tensor(), heads, grid,
+                          features, Tensor());
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "engine/kernels.h"
 #include "engine/rng.h"
 #include "engine/threads.h"
 #include "nn/positions.h"
@@ -168,4 +169,59 @@ TEST_CASE("learned attention kernels: knot gradients are the same bits for any t
     CAPTURE(kind);
     CHECK(std::memcmp(grads[0].data(), grads[1].data(), K * sizeof(float)) == 0);
   }
+}
+
+TEST_CASE("attention backward that recomputes the probabilities gives the kept ones' bits") {
+  // The op keeps no probabilities on the CPU for long sequences; the
+  // kernels still take kept ones (short sequences, and the CUDA kernels).
+  // Both backward paths must agree bit for bit, with and without ALiBi, for
+  // softmax and the score spline. Eigen's vectorised exp treats an array's
+  // unaligned head apart, so the bits depend on where a row sits: with T = 8
+  // every pair's block of the kept array starts on 64 bytes, as the
+  // recomputing kernel's scratch does.
+  const int64_t B = 2, T = 8, C = 12, H = 3, K = 11;
+  const SplineGrid grid{K, -3.0, 3.0, true};
+  std::vector<float> qkv(B * T * 3 * C), d_out(B * T * C), slopes{0.5f, 0.25f, 0.125f}, g(H * K);
+  Rng rng(31, 0);
+  rng.fill_uniform<float>(qkv.data(), int64_t(qkv.size()), -2.0, 2.0);
+  rng.fill_uniform<float>(d_out.data(), int64_t(d_out.size()), -1.0, 1.0);
+  rng.fill_uniform<float>(g.data(), int64_t(g.size()), -2.0, 2.0);
+  for (int spline = 0; spline < 2; ++spline)
+    for (int alibi = 0; alibi < 2; ++alibi) {
+      CAPTURE(spline);
+      CAPTURE(alibi);
+      const float* sl = alibi ? slopes.data() : nullptr;
+      // Kept arrays in the step arena, as the op would keep them: rows at
+      // the same alignment (64 bytes) as the recomputed ones.
+      float* probs = empty(Shape{B * H * T * T}, DType::f32).data<float>();
+      float* scores = empty(Shape{B * H * T * T}, DType::f32).data<float>();
+      std::vector<float> out_kept(B * T * C), out_none(B * T * C);
+      std::vector<float> dq_kept(qkv.size(), 0.5f), dq_none(qkv.size(), 0.5f), dg_kept(H * K),
+          dg_none(H * K);
+      if (spline) {
+        cpu::score_spline_attention_forward(qkv.data(), B, T, C, H, sl, g.data(), grid, true,
+                                            scores, probs, out_kept.data());
+        cpu::score_spline_attention_forward<float>(qkv.data(), B, T, C, H, sl, g.data(), grid, true,
+                                                   nullptr, nullptr, out_none.data());
+        cpu::score_spline_attention_backward(qkv.data(), sl, scores, probs, d_out.data(), B, T, C,
+                                             H, g.data(), grid, true, dq_kept.data(),
+                                             dg_kept.data());
+        cpu::score_spline_attention_backward<float>(qkv.data(), sl, nullptr, nullptr, d_out.data(),
+                                                    B, T, C, H, g.data(), grid, true,
+                                                    dq_none.data(), dg_none.data());
+      } else {
+        cpu::attention_forward(qkv.data(), B, T, C, H, sl, probs, out_kept.data());
+        cpu::attention_forward<float>(qkv.data(), B, T, C, H, sl, nullptr, out_none.data());
+        cpu::attention_backward(qkv.data(), sl, probs, d_out.data(), B, T, C, H, dq_kept.data());
+        cpu::attention_backward<float>(qkv.data(), sl, nullptr, d_out.data(), B, T, C, H,
+                                       dq_none.data());
+      }
+      CHECK(out_kept == out_none);
+      CHECK(dq_kept == dq_none);
+      CHECK(dg_kept == dg_none);
+      // The gradient is not trivially equal: it moved from its start.
+      CHECK(max_abs_diff(dq_kept.data(), std::vector<float>(qkv.size(), 0.5f).data(),
+                         int64_t(qkv.size())) > 1e-3);
+      reset_step();
+    }
 }

@@ -135,16 +135,17 @@ TEST_CASE_TEMPLATE("cuda parity: softmax and score-spline attention", T, float, 
         T* cq = which != 2 ? gq.data() : nullptr;
         T* gq_dev = which != 2 ? dgq.get() : nullptr;
         if (spline) {
-          cpu::score_spline_attention_backward(qkv.data(), scores.data(), probs.data(),
+          cpu::score_spline_attention_backward(qkv.data(), sl, scores.data(), probs.data(),
                                                d_out.data(), s.B, s.T, s.C, s.H, g.data(), grid,
                                                per_head, cq, which != 1 ? gg.data() : nullptr);
-          gpu::score_spline_attention_backward(dqkv.get(), dscores_cpu.get(), dprobs_cpu.get(),
+          gpu::score_spline_attention_backward(dqkv.get(), dsl, dscores_cpu.get(), dprobs_cpu.get(),
                                                dd_out.get(), s.B, s.T, s.C, s.H, dg.get(), grid,
                                                per_head, gq_dev, which != 1 ? dgg.get() : nullptr);
         } else {
-          cpu::attention_backward(qkv.data(), probs.data(), d_out.data(), s.B, s.T, s.C, s.H, cq);
-          gpu::attention_backward(dqkv.get(), dprobs_cpu.get(), dd_out.get(), s.B, s.T, s.C, s.H,
-                                  gq_dev);
+          cpu::attention_backward(qkv.data(), sl, probs.data(), d_out.data(), s.B, s.T, s.C, s.H,
+                                  cq);
+          gpu::attention_backward(dqkv.get(), dsl, dprobs_cpu.get(), dd_out.get(), s.B, s.T, s.C,
+                                  s.H, gq_dev);
         }
         // f32: as the forward, and the softmax backward's row dot products.
         check_close("attention d_qkv", gq, dgq.host(), tol<T>(5e-5));
@@ -218,9 +219,9 @@ TEST_CASE("cuda knot sums give the same bits run to run") {
                                          false, scores.get(), probs.get(), out.get());
   auto score_knots = [&] {
     DeviceArray<T> gq{std::vector<T>(B * T_len * 3 * C)}, gg{std::vector<T>(K)};
-    gpu::score_spline_attention_backward(dqkv.get(), scores.get(), probs.get(), dd_att.get(), B,
-                                         T_len, C, H, dvalues.get(), grid, false, gq.get(),
-                                         gg.get());
+    gpu::score_spline_attention_backward<T>(dqkv.get(), nullptr, scores.get(), probs.get(),
+                                            dd_att.get(), B, T_len, C, H, dvalues.get(), grid,
+                                            false, gq.get(), gg.get());
     auto all = gg.host();
     const auto q = gq.host();
     all.insert(all.end(), q.begin(), q.end());

@@ -4,11 +4,18 @@
 // array (no copies). Eigen, not BLAS, because these calls happen inside a
 // parallel region (see engine/threads.h) and are small.
 //
+// The probabilities (B, H, T, T) are the largest activation of a model with
+// long sequences (134 MB of lm's 4 blocks). The op does not keep them on the
+// CPU: forward passes null probs, and backward recomputes each pair's
+// probabilities with the code the forward ran (one more q k^T product per
+// pair), so the gradients have the same bits as with kept probabilities.
+//
 // The score-spline variant differs only in the row transform: the scores go
 // through the spline g before the max-subtracted exponential, and backward
 // passes the probabilities' gradient back through g' and into g's knots.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -37,10 +44,62 @@ struct ScoreSpline {
   const T* head_values(int64_t h) const { return values + (per_head ? h * grid.knots() : 0); }
 };
 
+// One (batch, head) pair's probabilities, row by row (causal): p_i = softmax
+// over j <= i of g(scale q_i . k_j - slope (i - j)); entries above the
+// diagonal are 0. When the score spline g is there, s (when not null) keeps
+// its input. The forward and the backward that recomputes the probabilities
+// run this same code, so both see the same bits.
+template <typename T>
+void pair_probs(const ConstStrided<T>& q, const ConstStrided<T>& k, int64_t T_len, T scale, T slope,
+                const ScoreSpline<T>& g, const SplineLocator<T>& loc, const T* gv, T* s, T* probs) {
+  Eigen::Map<RowMatrix<T>> p(probs, T_len, T_len);
+  p.noalias() = (q * k.transpose()) * scale;
+  for (int64_t i = 0; i < T_len; ++i) {
+    T* row = probs + i * T_len;
+    for (int64_t j = 0; j <= i; ++j) row[j] -= slope * T(i - j);
+    if (gv) {  // keep s, then row = g(s)
+      T* srow = s + i * T_len;
+      for (int64_t j = 0; j < T_len; ++j) srow[j] = j <= i ? row[j] : T(0);
+      if (g.grid.linear())
+        spline_values_range<T, true>(loc, srow, i + 1, gv, row);
+      else
+        spline_values_range<T, false>(loc, srow, i + 1, gv, row);
+    }
+    T mx = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j <= i; ++j) mx = row[j] > mx ? row[j] : mx;
+    // exp through Eigen (vectorised); the sum in a plain loop, in order.
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> e(row, i + 1);
+    e = (e - mx).exp();
+    T sum = 0;
+    for (int64_t j = 0; j <= i; ++j) sum += row[j];
+    const T inv = T(1) / sum;
+    for (int64_t j = 0; j <= i; ++j) row[j] *= inv;
+    for (int64_t j = i + 1; j < T_len; ++j) row[j] = 0;
+  }
+}
+
+// A thread's work area of n values, grown once and reused (no malloc in the
+// steady state); `which` tells the areas of one thread apart. It starts on
+// 64 bytes, as arena memory does: Eigen's vectorised loops treat the
+// unaligned head of an array apart, so the probabilities a forward pass
+// makes and the backward pass recomputes (on another thread's area) get the
+// same bits only when their rows sit at the same alignment.
+template <typename T>
+T* pair_scratch(int which, int64_t n) {
+  thread_local std::vector<T> area[3];
+  auto& v = area[which];
+  const size_t need = static_cast<size_t>(n) + 64 / sizeof(T);
+  if (v.size() < need) v.resize(need);
+  const auto address = reinterpret_cast<uintptr_t>(v.data());
+  return reinterpret_cast<T*>((address + 63) & ~uintptr_t{63});
+}
+
+// probs and scores may be null: the pair's probabilities (and spline inputs)
+// then live in per-thread scratch and are not kept.
 template <typename T>
 void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, const T* slopes,
                   const ScoreSpline<T>& g, T* scores, T* probs, T* out) {
-  const int64_t D = C / H, stride = 3 * C;
+  const int64_t D = C / H, stride = 3 * C, TT = T_len * T_len;
   const T scale = T(1) / std::sqrt(T(D));
   const SplineLocator<T> loc(g.grid);
   parallel_for(B * H, 1, [&](int64_t p0, int64_t p1) {
@@ -50,43 +109,21 @@ void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, 
       ConstStrided<T> q(base, T_len, D, Eigen::OuterStride<>(stride));
       ConstStrided<T> k(base + C, T_len, D, Eigen::OuterStride<>(stride));
       ConstStrided<T> v(base + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
-      Eigen::Map<RowMatrix<T>> p(probs + pair * T_len * T_len, T_len, T_len);
-      p.noalias() = (q * k.transpose()) * scale;
-      const T slope = slopes ? slopes[h] : T(0);
       const T* gv = g.values ? g.head_values(h) : nullptr;
-      for (int64_t i = 0; i < T_len; ++i) {
-        T* row = p.data() + i * T_len;
-        for (int64_t j = 0; j <= i; ++j) row[j] -= slope * T(i - j);
-        if (gv) {  // keep s, then row = g(s)
-          T* srow = scores + pair * T_len * T_len + i * T_len;
-          for (int64_t j = 0; j < T_len; ++j) srow[j] = j <= i ? row[j] : T(0);
-          if (g.grid.linear())
-            spline_values_range<T, true>(loc, srow, i + 1, gv, row);
-          else
-            spline_values_range<T, false>(loc, srow, i + 1, gv, row);
-        }
-        T mx = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j <= i; ++j) mx = row[j] > mx ? row[j] : mx;
-        T sum = 0;
-        for (int64_t j = 0; j <= i; ++j) {
-          row[j] = std::exp(row[j] - mx);
-          sum += row[j];
-        }
-        const T inv = T(1) / sum;
-        for (int64_t j = 0; j <= i; ++j) row[j] *= inv;
-        for (int64_t j = i + 1; j < T_len; ++j) row[j] = 0;
-      }
+      T* p = probs ? probs + pair * TT : pair_scratch<T>(0, TT);
+      T* s = !gv ? nullptr : scores ? scores + pair * TT : pair_scratch<T>(1, TT);
+      pair_probs(q, k, T_len, scale, slopes ? slopes[h] : T(0), g, loc, gv, s, p);
       Strided<T> o(out + b * T_len * C + h * D, T_len, D, Eigen::OuterStride<>(C));
-      o.noalias() = p * v;
+      o.noalias() = Eigen::Map<const RowMatrix<T>>(p, T_len, T_len) * v;
     }
   });
 }
 
 template <typename T>
-void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out, int64_t B,
-                   int64_t T_len, int64_t C, int64_t H, const ScoreSpline<T>& g, T* d_qkv,
-                   T* d_g_values) {
-  const int64_t D = C / H, stride = 3 * C, K = g.grid.knots();
+void backward_impl(const T* qkv, const T* slopes, const T* scores, const T* probs, const T* d_out,
+                   int64_t B, int64_t T_len, int64_t C, int64_t H, const ScoreSpline<T>& g,
+                   T* d_qkv, T* d_g_values) {
+  const int64_t D = C / H, stride = 3 * C, K = g.grid.knots(), TT = T_len * T_len;
   const T scale = T(1) / std::sqrt(T(D));
   const SplineLocator<T> loc(g.grid);
   // Knot sums per pair, kept by the calling thread (grows once).
@@ -98,9 +135,8 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
     // Per-thread scratch for d_probs, the spline's row work (d scores,
     // positions, intervals) and the knot sums; grows once, then reused (no
     // malloc in the steady state).
-    thread_local std::vector<T> scratch, d_s, position, copies;
+    thread_local std::vector<T> d_s, position, copies;
     thread_local std::vector<int32_t> index;
-    scratch.resize(static_cast<size_t>(T_len * T_len));
     if (g.values) {
       d_s.resize(static_cast<size_t>(T_len));
       position.resize(static_cast<size_t>(T_len));
@@ -113,16 +149,26 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
       ConstStrided<T> q(qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
       ConstStrided<T> k(qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));
       ConstStrided<T> v(qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
-      Eigen::Map<const RowMatrix<T>> p(probs + pair * T_len * T_len, T_len, T_len);
+      const T* gv = g.values ? g.head_values(h) : nullptr;
+      // The forward's probabilities (and spline inputs), kept or recomputed.
+      const T* probs_pair = probs ? probs + pair * TT : nullptr;
+      const T* scores_pair = scores ? scores + pair * TT : nullptr;
+      if (!probs_pair) {
+        T* s = gv ? pair_scratch<T>(1, TT) : nullptr;
+        T* p_new = pair_scratch<T>(0, TT);
+        pair_probs(q, k, T_len, scale, slopes ? slopes[h] : T(0), g, loc, gv, s, p_new);
+        probs_pair = p_new;
+        scores_pair = s;
+      }
+      Eigen::Map<const RowMatrix<T>> p(probs_pair, T_len, T_len);
       ConstStrided<T> d_o(d_out + b * T_len * C + h * D, T_len, D, Eigen::OuterStride<>(C));
-      Eigen::Map<RowMatrix<T>> ds(scratch.data(), T_len, T_len);
+      Eigen::Map<RowMatrix<T>> ds(pair_scratch<T>(2, TT), T_len, T_len);
 
       if (d_qkv) {
         Strided<T> dv(d_qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
         dv.noalias() += p.transpose() * d_o;
       }
       ds.noalias() = d_o * v.transpose();  // d_probs
-      const T* gv = g.values ? g.head_values(h) : nullptr;
       if (knot_grad) std::fill(copies.begin(), copies.end(), T(0));
       // Softmax backward row by row (gives d g(s)), through g' for the
       // score spline, then the 1/sqrt(D) of the scores. The ALiBi bias is a
@@ -136,7 +182,7 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
           for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot) * scale;
         } else {
           // grow = d g(s); d s = g'(s) d g; the knots get d g.
-          const T* srow = scores + pair * T_len * T_len + i * T_len;
+          const T* srow = scores_pair + i * T_len;
           for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot);
           std::fill(d_s.begin(), d_s.begin() + i + 1, T(0));
           if (g.grid.linear())
@@ -181,10 +227,10 @@ void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_
 }
 
 template <typename T>
-void attention_backward(const T* qkv, const T* probs, const T* d_out, int64_t B, int64_t T_len,
-                        int64_t C, int64_t H, T* d_qkv) {
-  backward_impl(qkv, static_cast<const T*>(nullptr), probs, d_out, B, T_len, C, H, ScoreSpline<T>{},
-                d_qkv, static_cast<T*>(nullptr));
+void attention_backward(const T* qkv, const T* slopes, const T* probs, const T* d_out, int64_t B,
+                        int64_t T_len, int64_t C, int64_t H, T* d_qkv) {
+  backward_impl(qkv, slopes, static_cast<const T*>(nullptr), probs, d_out, B, T_len, C, H,
+                ScoreSpline<T>{}, d_qkv, static_cast<T*>(nullptr));
 }
 
 template <typename T>
@@ -196,12 +242,12 @@ void score_spline_attention_forward(const T* qkv, int64_t B, int64_t T_len, int6
 }
 
 template <typename T>
-void score_spline_attention_backward(const T* qkv, const T* scores, const T* probs, const T* d_out,
-                                     int64_t B, int64_t T_len, int64_t C, int64_t H,
+void score_spline_attention_backward(const T* qkv, const T* slopes, const T* scores, const T* probs,
+                                     const T* d_out, int64_t B, int64_t T_len, int64_t C, int64_t H,
                                      const T* g_values, const SplineGrid& grid, bool per_head,
                                      T* d_qkv, T* d_g_values) {
-  backward_impl(qkv, scores, probs, d_out, B, T_len, C, H, ScoreSpline<T>{g_values, grid, per_head},
-                d_qkv, d_g_values);
+  backward_impl(qkv, slopes, scores, probs, d_out, B, T_len, C, H,
+                ScoreSpline<T>{g_values, grid, per_head}, d_qkv, d_g_values);
 }
 
 TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_forward);

@@ -287,18 +287,26 @@ ScoreSpline<T> score_spline(const T* g_values, const SplineGrid& grid, bool per_
   return ScoreSpline<T>{g_values, DeviceSpline<T>::make(grid), grid.knots(), per_head};
 }
 
+// The kernels below work in the probabilities (and scores) the caller keeps.
+template <typename T>
+void check_kept(const void* p, const char* who) {
+  TAPIR_CHECK(p != nullptr, who, ": the CUDA kernels need the probabilities and scores kept");
+}
+
 }  // namespace
 
 template <typename T>
 void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
                        const T* slopes, T* probs, T* out) {
+  check_kept<T>(probs, "cuda::attention_forward");
   forward_impl(qkv, dims<T>(B, T_len, C, H, "cuda::attention_forward"), slopes, ScoreSpline<T>{},
                static_cast<T*>(nullptr), probs, out);
 }
 
 template <typename T>
-void attention_backward(const T* qkv, const T* probs, const T* d_out, int64_t B, int64_t T_len,
-                        int64_t C, int64_t H, T* d_qkv) {
+void attention_backward(const T* qkv, const T*, const T* probs, const T* d_out, int64_t B,
+                        int64_t T_len, int64_t C, int64_t H, T* d_qkv) {
+  check_kept<T>(probs, "cuda::attention_backward");
   backward_impl(qkv, static_cast<const T*>(nullptr), probs, d_out,
                 dims<T>(B, T_len, C, H, "cuda::attention_backward"), ScoreSpline<T>{}, d_qkv,
                 static_cast<T*>(nullptr));
@@ -309,16 +317,20 @@ void score_spline_attention_forward(const T* qkv, int64_t B, int64_t T_len, int6
                                     const T* slopes, const T* g_values, const SplineGrid& grid,
                                     bool per_head, T* scores, T* probs, T* out) {
   const char* who = "cuda::score_spline_attention_forward";
+  check_kept<T>(probs, who);
+  check_kept<T>(scores, who);
   forward_impl(qkv, dims<T>(B, T_len, C, H, who), slopes,
                score_spline(g_values, grid, per_head, who), scores, probs, out);
 }
 
 template <typename T>
-void score_spline_attention_backward(const T* qkv, const T* scores, const T* probs, const T* d_out,
-                                     int64_t B, int64_t T_len, int64_t C, int64_t H,
+void score_spline_attention_backward(const T* qkv, const T*, const T* scores, const T* probs,
+                                     const T* d_out, int64_t B, int64_t T_len, int64_t C, int64_t H,
                                      const T* g_values, const SplineGrid& grid, bool per_head,
                                      T* d_qkv, T* d_g_values) {
   const char* who = "cuda::score_spline_attention_backward";
+  check_kept<T>(probs, who);
+  check_kept<T>(scores, who);
   backward_impl(qkv, scores, probs, d_out, dims<T>(B, T_len, C, H, who),
                 score_spline(g_values, grid, per_head, who), d_qkv, d_g_values);
 }
