@@ -39,8 +39,10 @@ Tensor gelu(Tensor x);
 // Result (..., M, N).
 Tensor matmul(Tensor a, Tensor b, bool trans_a = false, bool trans_b = false);
 // A fully connected layer, fused: x (..., in), weight (out, in), optional
-// bias (out) -> x weight^T + bias, (..., out).
-Tensor linear(Tensor x, Tensor weight, Tensor bias = Tensor());
+// bias (out), optional residual (..., out) -> residual + x weight^T + bias,
+// (..., out). With a residual, a block's "x + proj(o)" is one op: no
+// separate output of the projection, and one pass less over the rows.
+Tensor linear(Tensor x, Tensor weight, Tensor bias = Tensor(), Tensor residual = Tensor());
 
 // --- reductions (ops_reduce.cpp) -----------------------------------------------
 Tensor sum(Tensor x, int axis);   // removes the axis

@@ -135,10 +135,11 @@ namespace tapir {
 
 namespace {
 
-// y = x W^T + b. The bias is written into y first and the GEMM accumulates
-// on top (beta = 1), so the layer costs one pass over y, not two.
+// y = r + x W^T + b. The bias (added to the residual r, when there is one)
+// is written into y first and the GEMM accumulates on top (beta = 1), so the
+// layer costs one pass over y, not two or three.
 void linear_backward(const Node& n) {
-  Tensor x = n.input(0), w = n.input(1), b = n.input(2), y = n.output();
+  Tensor x = n.input(0), w = n.input(1), b = n.input(2), r = n.input(3), y = n.output();
   const int64_t rows = x.shape().rows(), in = w.dim(1), out = w.dim(0);
   const Device dev = y.device();
   dispatch_float("linear backward", x.dtype(), [&]<typename T>() {
@@ -149,18 +150,21 @@ void linear_backward(const Node& n) {
       TAPIR_KERNEL(dev, gemm<T>, true, false, out, in, rows, T(1), dy, x.data<T>(), T(1), dw);
     // Column sums in row order: deterministic for any thread count.
     if (T* db = grad_for<T>(b)) TAPIR_KERNEL(dev, broadcast_rows_backward<T>, dy, rows, out, db);
+    if (T* dr = grad_for<T>(r))  // dr += dy
+      TAPIR_KERNEL(dev, binary_backward<T>, BinaryOp::add, dy, y.numel(), dy, y.numel(), dy, dr,
+                   nullptr);
   });
 }
 TAPIR_REGISTER_OP(kLinear, "linear", linear_backward);
 
 }  // namespace
 
-Tensor linear(Tensor x, Tensor weight, Tensor bias) {
+Tensor linear(Tensor x, Tensor weight, Tensor bias, Tensor residual) {
   const char* op = "linear";
   check_defined(op, x, "input");
   check_defined(op, weight, "weight");
   check_same_dtype(op, x, weight);
-  const Device dev = op_device(op, {x, weight, bias});
+  const Device dev = op_device(op, {x, weight, bias, residual});
   TAPIR_CHECK(weight.rank() == 2, op, ": weight must be (out, in), got ", weight.describe());
   const int64_t out = weight.dim(0), in = weight.dim(1);
   TAPIR_CHECK(x.rank() >= 1 && x.shape().last() == in, op, ": input ", x.describe(),
@@ -172,15 +176,27 @@ Tensor linear(Tensor x, Tensor weight, Tensor bias) {
   }
   Shape out_shape = x.shape();
   out_shape[-1] = out;
+  if (residual.defined()) {
+    check_same_dtype(op, x, residual);
+    TAPIR_CHECK(residual.shape() == out_shape, op, ": residual must be ", out_shape.str(), ", got ",
+                residual.describe());
+  }
   Tensor y = empty(out_shape, x.dtype(), dev);
   const int64_t rows = x.shape().rows();
   dispatch_float(op, x.dtype(), [&]<typename T>() {
     T* py = y.data<T>();
-    if (bias.defined()) TAPIR_KERNEL(dev, broadcast_rows<T>, bias.data<T>(), rows, out, py);
+    if (residual.defined() && bias.defined())
+      TAPIR_KERNEL(dev, binary_forward<T>, BinaryOp::add, residual.data<T>(), y.numel(),
+                   bias.data<T>(), out, py);
+    else if (residual.defined())
+      TAPIR_KERNEL(dev, affine_forward<T>, residual.data<T>(), y.numel(), T(1), T(0), py);
+    else if (bias.defined())
+      TAPIR_KERNEL(dev, broadcast_rows<T>, bias.data<T>(), rows, out, py);
+    const bool accumulate = residual.defined() || bias.defined();
     TAPIR_KERNEL(dev, gemm<T>, false, true, rows, out, in, T(1), x.data<T>(), weight.data<T>(),
-                 bias.defined() ? T(1) : T(0), py);
+                 accumulate ? T(1) : T(0), py);
   });
-  if (needs_grad({x, weight, bias})) record(kLinear, y, {x, weight, bias});
+  if (needs_grad({x, weight, bias, residual})) record(kLinear, y, {x, weight, bias, residual});
   return y;
 }
 

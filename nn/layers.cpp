@@ -14,10 +14,10 @@ Linear::Linear(int64_t in, int64_t out, bool bias) : in_(in), out_(out) {
   if (bias) bias_ = &add_parameter("bias", Shape{out}, /*decay=*/false);
 }
 
-Tensor Linear::forward(Tensor x) {
+Tensor Linear::forward(Tensor x, Tensor residual) {
   TAPIR_CHECK(x.shape().last() == in_, "linear layer expects last dimension ", in_, ", got ",
               x.describe());
-  return linear(x, weight_->tensor(), bias_ ? bias_->tensor() : Tensor());
+  return linear(x, weight_->tensor(), bias_ ? bias_->tensor() : Tensor(), residual);
 }
 
 void Linear::init(Rng& rng, double std) {

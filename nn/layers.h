@@ -10,7 +10,8 @@ namespace tapir {
 class Linear : public Module {
  public:
   Linear(int64_t in, int64_t out, bool bias = true);
-  Tensor forward(Tensor x);         // (..., in) -> (..., out)
+  // (..., in) -> (..., out), plus residual (..., out) when given.
+  Tensor forward(Tensor x, Tensor residual = Tensor());
   void init(Rng& rng, double std);  // W ~ N(0, std^2), b = 0
   Parameter& weight() { return *weight_; }
   Parameter* bias() { return bias_; }

@@ -74,7 +74,7 @@ CausalSelfAttention::CausalSelfAttention(int64_t width, int64_t heads, Attention
   add_child("proj", proj_);
 }
 
-Tensor CausalSelfAttention::forward(Tensor x) {
+Tensor CausalSelfAttention::forward(Tensor x, Tensor residual) {
   Tensor qkv = qkv_.forward(x);
   Tensor slopes = alibi_ ? alibi_->view() : Tensor();
   Tensor o;
@@ -86,7 +86,7 @@ Tensor CausalSelfAttention::forward(Tensor x) {
     o = kind_ == AttentionKind::score_spline ? score_spline_attention(qkv, heads_, g, grid, slopes)
                                              : feature_spline_attention(qkv, heads_, g, grid);
   }
-  return proj_.forward(o);
+  return proj_.forward(o, residual);
 }
 
 MLP::MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child)
@@ -96,8 +96,8 @@ MLP::MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child)
   add_child("proj", proj_);
 }
 
-Tensor MLP::forward(Tensor x) {
-  return proj_.forward(act_->forward(fc_.forward(x)));
+Tensor MLP::forward(Tensor x, Tensor residual) {
+  return proj_.forward(act_->forward(fc_.forward(x)), residual);
 }
 
 Block::Block(const ModelConfig& c, const BlockShared& shared)
@@ -111,9 +111,11 @@ Block::Block(const ModelConfig& c, const BlockShared& shared)
   add_child("mlp", mlp_);
 }
 
+// x + attn(ln1(x)), then x + mlp(ln2(x)); each sum is made by the output
+// projection itself (linear's residual input), not by a separate add.
 Tensor Block::forward(Tensor x) {
-  x = add(x, attn_.forward(ln1_.forward(x)));
-  return add(x, mlp_.forward(ln2_.forward(x)));
+  x = attn_.forward(ln1_.forward(x), x);
+  return mlp_.forward(ln2_.forward(x), x);
 }
 
 namespace {

@@ -118,7 +118,9 @@ struct BlockShared {
 class CausalSelfAttention : public Module {
  public:
   CausalSelfAttention(int64_t width, int64_t heads, AttentionKind kind, const BlockShared& shared);
-  Tensor forward(Tensor x);  // (B, T, C) -> (B, T, C)
+  // (B, T, C) -> (B, T, C); plus residual (B, T, C) when given, added by
+  // the output projection (one fused op).
+  Tensor forward(Tensor x, Tensor residual = Tensor());
   Linear& qkv() { return qkv_; }
   Linear& proj() { return proj_; }
 
@@ -134,7 +136,7 @@ class CausalSelfAttention : public Module {
 class MLP : public Module {
  public:
   MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child);
-  Tensor forward(Tensor x);
+  Tensor forward(Tensor x, Tensor residual = Tensor());  // as the attention's
   Linear& fc() { return fc_; }
   Linear& proj() { return proj_; }
 

@@ -111,6 +111,11 @@ std::vector<ParityCase> cases() {
                {U({3, 4}), U({2, 4})},
                [](V x) { return linear(x[0], x[1]); },
                kF32Sum});
+  c.push_back({"linear",
+               "bias and residual",
+               {U({2, 3, 16}), U({5, 16}), U({5}), U({2, 3, 5})},
+               [](V x) { return linear(x[0], x[1], x[2], x[3]); },
+               kF32Sum});
   // Reductions.
   for (int axis : {0, 1, -1})
     c.push_back({"sum",

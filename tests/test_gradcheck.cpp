@@ -88,6 +88,13 @@ std::vector<Case> cases() {
                }});
   c.push_back(
       {"linear", "no bias", {U({3, 4}), U({2, 4})}, [](V x) { return linear(x[0], x[1]); }});
+  c.push_back(
+      {"linear", "bias and residual", {U({2, 3, 4}), U({5, 4}), U({5}), U({2, 3, 5})}, [](V x) {
+         return linear(x[0], x[1], x[2], x[3]);
+       }});
+  c.push_back({"linear", "residual, no bias", {U({3, 4}), U({2, 4}), U({3, 2})}, [](V x) {
+                 return linear(x[0], x[1], Tensor(), x[2]);
+               }});
   c.push_back({"matmul", "4-D batch", {U({2, 2, 3, 4}), U({2, 2, 4, 3})}, [](V x) {
                  return matmul(x[0], x[1]);
                }});
