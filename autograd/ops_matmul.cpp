@@ -144,8 +144,10 @@ void linear_backward(const Node& n) {
   const Device dev = y.device();
   dispatch_float("linear backward", x.dtype(), [&]<typename T>() {
     const T* dy = y.grad<T>();
-    if (T* dx = grad_for<T>(x))
-      TAPIR_KERNEL(dev, gemm<T>, false, false, rows, in, out, T(1), dy, w.data<T>(), T(1), dx);
+    bool fresh = false;  // dx just allocated: the GEMM overwrites it
+    if (T* dx = grad_for_write<T>(x, &fresh))
+      TAPIR_KERNEL(dev, gemm<T>, false, false, rows, in, out, T(1), dy, w.data<T>(),
+                   fresh ? T(0) : T(1), dx);
     if (T* dw = grad_for<T>(w))
       TAPIR_KERNEL(dev, gemm<T>, true, false, out, in, rows, T(1), dy, x.data<T>(), T(1), dw);
     // Column sums in row order: deterministic for any thread count.

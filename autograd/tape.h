@@ -104,6 +104,17 @@ T* grad_for(Tensor t) {
   return static_cast<T*>(ensure_grad(t));
 }
 
+// The same for a backward that can overwrite the buffer: when *fresh the
+// buffer was just allocated, uninitialised, and every element must be
+// written (for a GEMM: beta = 0); otherwise it is added to, as with
+// grad_for.
+template <typename T>
+T* grad_for_write(Tensor t, bool* fresh) {
+  *fresh = false;
+  if (!t.defined() || !t.requires_grad()) return nullptr;
+  return static_cast<T*>(ensure_grad_for_write(t, fresh));
+}
+
 std::vector<const OpInfo*>& op_registry();
 struct OpRegistrar {
   explicit OpRegistrar(const OpInfo& op) { op_registry().push_back(&op); }

@@ -306,6 +306,16 @@ void* ensure_grad(Tensor t) {
   return impl->grad;
 }
 
+void* ensure_grad_for_write(Tensor t, bool* fresh) {
+  TensorImpl* impl = t.impl();
+  *fresh = impl->grad == nullptr;
+  if (*fresh) {
+    impl->grad = arena_for(t.device()).allocate(t.nbytes());
+    impl->grad_in_arena = true;
+  }
+  return impl->grad;
+}
+
 void recycle_grad(Tensor t) {
   TensorImpl* impl = t.impl();
   if (!impl->grad_in_arena) return;

@@ -164,6 +164,10 @@ Tensor grad_view(Tensor t);
 // Allocates t's gradient buffer (zeroed) on t's device, in the arena, if it
 // has none.
 void* ensure_grad(Tensor t);
+// As ensure_grad, but a buffer it allocates is not zeroed: *fresh tells the
+// caller, which must then write every element (a GEMM with beta = 0) instead
+// of adding to them. Saves a pass over the largest gradients.
+void* ensure_grad_for_write(Tensor t, bool* fresh);
 // Hands a gradient buffer that ensure_grad took from the arena back to it
 // for reuse within the step (backward() does so once a node's gradient has
 // been used); t is left without one. Does nothing to any other buffer (a
