@@ -95,6 +95,11 @@ std::vector<Case> cases() {
   c.push_back({"linear", "residual, no bias", {U({3, 4}), U({2, 4}), U({3, 2})}, [](V x) {
                  return linear(x[0], x[1], Tensor(), x[2]);
                }});
+  // The first backward to reach x overwrites its fresh gradient buffer, the
+  // second adds to it.
+  c.push_back({"linear", "input shared by two layers", {U({3, 4}), U({2, 4}), U({2, 4})}, [](V x) {
+                 return add(linear(x[0], x[1]), linear(x[0], x[2]));
+               }});
   c.push_back({"matmul", "4-D batch", {U({2, 2, 3, 4}), U({2, 2, 4, 3})}, [](V x) {
                  return matmul(x[0], x[1]);
                }});
