@@ -151,6 +151,12 @@ std::vector<Case> cases() {
       {"attention", "ALiBi slopes", {U({2, 4, 18}), {Shape{3}, Kind::positive, false, 0}}, [](V x) {
          return attention(affine(x[0], 2.0), 3, x[1]);
        }});
+  // From T = 32 on the kernel's products run through BLAS (kBlasMinT in
+  // engine/cpu/attention.cpp).
+  c.push_back({"attention",
+               "T = 33, ALiBi",
+               {U({1, 33, 12}), {Shape{2}, Kind::positive, false, 0}},
+               [](V x) { return attention(affine(x[0], 2.0), 2, x[1]); }});
   // Learned nonlinearities: the spline, and attention with a score spline or
   // a feature spline (7 or 9 knots, so that values cross many intervals).
   for (bool linear : {true, false}) {
@@ -174,6 +180,9 @@ std::vector<Case> cases() {
                  Tensor v = empty({121}, DType::f64);
                  for (int64_t k = 0; k < 121; ++k) v.data<double>()[k] = std::sin(0.3 * k);
                  return spline(x[0], cast(v, x[0].dtype()), -20.0, 20.0, true);
+               }});
+  c.push_back({"score_spline_attention", "T = 33", {U({1, 33, 6}), U({9})}, [](V x) {
+                 return score_spline_attention(affine(x[0], 2.0), 1, x[1], -2.0, 2.0, true);
                }});
   c.push_back({"score_spline_attention",
                "per head, ALiBi",
