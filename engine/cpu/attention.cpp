@@ -5,10 +5,11 @@
 // than the arithmetic, and through single-threaded OpenBLAS from T = 32 on.
 //
 // The probabilities (B, H, T, T) are the largest activation of a model with
-// long sequences (134 MB of lm's 4 blocks). The op does not keep them on the
-// CPU: forward passes null probs, and backward recomputes each pair's
-// probabilities with the code the forward ran (one more q k^T product per
-// pair), so the gradients have the same bits as with kept probabilities.
+// long sequences (134 MB of lm's 4 blocks). Past 1M values the op does not
+// keep them on the CPU (autograd/ops_attention.cpp): forward passes null
+// probs, and backward recomputes each pair's probabilities with the code the
+// forward ran (one more q k^T product per pair), so the gradients have the
+// bits they would have with kept probabilities at the same alignment.
 //
 // The score-spline variant differs only in the row transform: the scores go
 // through the spline g before the max-subtracted exponential, and backward
