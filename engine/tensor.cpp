@@ -297,15 +297,6 @@ Tensor grad_view(Tensor t) {
   return Tensor(impl);
 }
 
-void* ensure_grad(Tensor t) {
-  TensorImpl* impl = t.impl();
-  if (!impl->grad) {
-    impl->grad = arena_for(t.device()).allocate_zeroed(t.nbytes());
-    impl->grad_in_arena = true;
-  }
-  return impl->grad;
-}
-
 void* ensure_grad_for_write(Tensor t, bool* fresh) {
   TensorImpl* impl = t.impl();
   *fresh = impl->grad == nullptr;
@@ -314,6 +305,13 @@ void* ensure_grad_for_write(Tensor t, bool* fresh) {
     impl->grad_in_arena = true;
   }
   return impl->grad;
+}
+
+void* ensure_grad(Tensor t) {
+  bool fresh = false;
+  void* grad = ensure_grad_for_write(t, &fresh);
+  if (fresh) zero_bytes(t.device(), grad, t.nbytes());
+  return grad;
 }
 
 void recycle_grad(Tensor t) {
