@@ -5,11 +5,11 @@
 namespace tapir {
 
 namespace {
-bool g_grad_enabled = true;
+thread_local bool g_grad_enabled = true;
 }
 
 Tape& tape() {
-  static Tape t;
+  thread_local Tape t;
   return t;
 }
 

@@ -61,9 +61,14 @@ class Tape {
   std::vector<Node> nodes_;
 };
 
+// The calling thread's tape. The tape, the step arenas (engine/workspace.h)
+// and the grad mode are per thread, so that threads can each build and step a
+// model of their own (the models of a search, engine/threads.h's
+// parallel_tasks); a kernel's parallel_for chunks never touch them.
 Tape& tape();
 
-// Grad mode: on by default; NoGrad turns recording off in a scope (evaluation).
+// Grad mode (per thread): on by default; NoGrad turns recording off in a
+// scope (evaluation).
 bool grad_enabled();
 class NoGrad {
  public:

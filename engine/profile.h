@@ -11,6 +11,6 @@ struct KernelProfile {
   double gemm_flops = 0;
 };
 
-KernelProfile& kernel_profile();  // process-wide; reset by assigning {}
+KernelProfile& kernel_profile();  // the calling thread's; reset by assigning {}
 
 }  // namespace tapir

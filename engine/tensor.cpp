@@ -11,12 +11,12 @@
 namespace tapir {
 
 Arena& step_arena() {
-  static Arena arena;
+  thread_local Arena arena;
   return arena;
 }
 
 Arena& device_arena() {
-  static Arena arena(size_t{1} << 20, /*on_device=*/true);
+  thread_local Arena arena(size_t{1} << 20, /*on_device=*/true);
   return arena;
 }
 

@@ -79,4 +79,23 @@ void parallel_for(int64_t n, int64_t min_per_thread, F&& f) {
       &context);
 }
 
+// Calls f(k) once for every k in [0, n): one task per k, each run whole by
+// whichever thread claims it first (the caller or a worker), in no fixed
+// order. A parallel_for inside a task runs its chunks one after the other on
+// that thread: the same chunks as on the caller, so the same bits. For
+// independent pieces of work much larger than a kernel (the models of a
+// search); the tape, the step arenas and the grad mode are the running
+// thread's own (autograd/tape.h), so a task may build and step a model.
+// The first exception thrown by f is rethrown after all tasks finish.
+template <class F>
+void parallel_tasks(int64_t n, F&& f) {
+  if (n <= 0) return;
+  if (n == 1 || num_threads() == 1) {
+    for (int64_t k = 0; k < n; ++k) f(k);
+    return;
+  }
+  detail::run_chunks(
+      n, [](void* p, int64_t k) { (*static_cast<std::remove_reference_t<F>*>(p))(k); }, &f);
+}
+
 }  // namespace tapir

@@ -2,13 +2,14 @@
 // one on the host, one on the GPU (used only by cuda tensors).
 // One training step = build tensors, run backward, read the results, then
 // reset_step() (which clears the tape and both arenas, see autograd/tape.h).
+// Each thread has arenas of its own, like its tape.
 #pragma once
 #include "engine/arena.h"
 #include "engine/device.h"
 
 namespace tapir {
 
-Arena& step_arena();    // host
+Arena& step_arena();    // host (the calling thread's)
 Arena& device_arena();  // GPU: blocks from cuda::device_alloc, taken on first use
 Arena& arena_for(Device d);
 

@@ -5,10 +5,13 @@
 
 namespace tapir {
 
-// Steps, in turn, a plain training run, a 1-model search and an M-model
-// search on the main job's configuration (modadd p = 47, width 64, one
-// block, spline MLP, batch 256) and prints the median seconds per step and
-// the ratios. Returns the ratio search(M) / (M * search(1)).
+// Steps, in turn, a plain training run, a 1-model search and two M-model
+// searches on the main job's configuration (modadd p = 47, width 64, one
+// block, spline MLP, batch 256) at the current thread count: one steps its
+// models one after the other (their kernels share the threads), the other
+// concurrently (Search::step). Prints the median seconds per step and the
+// ratios, and fails unless the two M-model searches end with the same bits.
+// Returns the ratio concurrent search(M) / (M * search(1)).
 double bench_search(int models, int warmup, int steps);
 
 }  // namespace tapir

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 
 #include "autograd/ops.h"
@@ -197,6 +198,12 @@ void Search::copy_shared_into(Member& member) {
 }
 
 double Search::arch_backward(int model) {
+  const double value = arch_gradient(model);
+  add_arch_gradient(model);
+  return value;
+}
+
+double Search::arch_gradient(int model) {
   Member& member = members_[static_cast<size_t>(model)];
   Trainer& trainer = *member.trainer;
   copy_shared_into(member);
@@ -215,16 +222,47 @@ double Search::arch_backward(int model) {
               " at step ", step_ + 1);
   backward(loss);
   reset_step();
+  member.arch_grad.resize(shared_.size());
   for (size_t k = 0; k < shared_.size(); ++k) {
     // The member's gradient, read on the host (a copy when the member is on cuda).
     const Tensor g = to_host(grad_view(member.splines[k]->values().tensor()));
-    float* dst = shared_[k]->tensor().host_grad<float>();
     const float* src = g.host_data<float>();
-    for (int64_t i = 0; i < g.numel(); ++i) dst[i] += src[i];
+    member.arch_grad[k].assign(src, src + g.numel());
     member.splines[k]->values().value.zero_grad();
   }
   for (Parameter* p : member.weights) p->set_frozen(false);
   return value;
+}
+
+void Search::add_arch_gradient(int model) {
+  const Member& member = members_[static_cast<size_t>(model)];
+  for (size_t k = 0; k < shared_.size(); ++k) {
+    float* dst = shared_[k]->tensor().host_grad<float>();
+    const std::vector<float>& src = member.arch_grad[k];
+    for (size_t i = 0; i < src.size(); ++i) dst[i] += src[i];
+  }
+}
+
+void Search::for_models(const std::vector<int>& models, const std::function<void(int)>& f) {
+  // Concurrent models need the host's per-thread tapes and arenas; a cuda
+  // search keeps one thread on its device.
+  if (!concurrent_ || config_.base.device != Device::cpu) {
+    for (int m : models) f(m);
+    return;
+  }
+  // Every model runs even if one fails, and the failure reported is the
+  // first model's in order, as in a run one model after the other.
+  std::vector<std::exception_ptr> errors(models.size());
+  parallel_tasks(static_cast<int64_t>(models.size()), [&](int64_t k) {
+    try {
+      f(models[static_cast<size_t>(k)]);
+    } catch (...) {
+      reset_step();  // this thread's tape and arenas, left mid-step
+      errors[static_cast<size_t>(k)] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 void Search::weights_step(int model) {
@@ -257,13 +295,20 @@ void Search::add_smoothness_gradient() {
 
 void Search::step() {
   for (auto& p : shared_) p->value.zero_grad();
-  int active_models = 0;
-  double arch_loss = 0;
-  for (int m = 0; m < config_.models; ++m) {
-    if (!active(m)) continue;
-    ++active_models;
-    arch_loss += arch_backward(m);
+  std::vector<int> models;
+  for (int m = 0; m < config_.models; ++m)
+    if (active(m)) models.push_back(m);
+  std::vector<double> losses(static_cast<size_t>(config_.models), 0.0);
+  for_models(models, [&](int m) {
+    losses[static_cast<size_t>(m)] = arch_gradient(m);
     weights_step(m);
+  });
+  // In model order, whichever thread ran each model.
+  const int active_models = static_cast<int>(models.size());
+  double arch_loss = 0;
+  for (int m : models) {
+    arch_loss += losses[static_cast<size_t>(m)];
+    add_arch_gradient(m);
   }
   if (active_models > 0) {
     if (config_.arch_grad_mean)
@@ -360,15 +405,19 @@ void Search::run(const Events& events) {
     const bool evaluate = step_ % config_.base.eval_every == 0 || last;
     double mean_accuracy = 0;
     if (evaluate) {
-      double total = 0;
-      int counted = 0;
-      for (int m = 0; m < config_.models; ++m) {
+      std::vector<int> models;
+      for (int m = 0; m < config_.models; ++m)
+        if (active(m) && members_[static_cast<size_t>(m)].trainer->step() > 0) models.push_back(m);
+      std::vector<double> accuracy(static_cast<size_t>(config_.models), 0.0);
+      for_models(models, [&](int m) {
         Member& member = members_[static_cast<size_t>(m)];
-        if (!active(m) || member.trainer->step() == 0) continue;
         copy_shared_into(member);
-        total += member.trainer->evaluate_and_log().front().tally.all.accuracy();
-        ++counted;
-      }
+        accuracy[static_cast<size_t>(m)] =
+            member.trainer->evaluate_and_log().front().tally.all.accuracy();
+      });
+      double total = 0;
+      for (int m : models) total += accuracy[static_cast<size_t>(m)];
+      const int counted = static_cast<int>(models.size());
       mean_accuracy = counted ? total / counted : 0;
       outcome_.final_accuracy = mean_accuracy;
       if (!out_dir_.empty()) {

@@ -114,11 +114,20 @@ class Search {
   void run(const Events& events = {});
   // Valid after run().
   const SearchOutcome& outcome() const { return outcome_; }
-  void step();  // one step of every active model and of the shared functions
+  // One step of every active model and of the shared functions. On the cpu
+  // with more than one thread, the models step concurrently, one model per
+  // thread at a time (engine/threads.h's parallel_tasks), and their D_arch
+  // gradients are added in model order afterwards: the same bits as
+  // stepping them one after the other at the same thread count.
+  void step();
+  // Whether step() and the evaluations may run models concurrently (on by
+  // default); off, each model's kernels share the threads instead. Both
+  // give the same bits; tests and `tapir bench --search` compare them.
+  void set_concurrent(bool on) { concurrent_ = on; }
 
   // The two halves of a model's step, public so tests can check the routing.
   // Returns the D_arch loss; the splines' gradients are moved into the
-  // shared functions' gradient.
+  // shared functions' gradient (arch_gradient then add_arch_gradient).
   double arch_backward(int model);
   void weights_step(int model);
 
@@ -137,7 +146,15 @@ class Search {
     Rng arch_rng{0, 2};
     std::vector<Spline*> splines;     // its copies of the shared functions
     std::vector<Parameter*> weights;  // everything else
+    // Its last D_arch gradient of each shared function, until added.
+    std::vector<std::vector<float>> arch_grad;
   };
+  // The D_arch loss of `model` and its splines' gradient, into its
+  // arch_grad: touches only that model, so models may run it concurrently.
+  double arch_gradient(int model);
+  void add_arch_gradient(int model);  // arch_grad into the shared gradient
+  // Calls f(m) for each model in `models`, concurrently when allowed.
+  void for_models(const std::vector<int>& models, const std::function<void(int)>& f);
   // Builds the search; from the resume file `state` (read from `path`)
   // when it is not null, else fresh (writing the folder's first files).
   Search(const SearchConfig& config, std::string out_dir, const SafeTensorsFile* state,
@@ -164,6 +181,7 @@ class Search {
   std::unique_ptr<Optimizer> arch_optimizer_;
   int64_t step_ = 0;
   double last_arch_loss_ = 0;
+  bool concurrent_ = true;
   SearchOutcome outcome_;
   std::string resume_note_;
   double wall_start_ = 0, wall_offset_ = 0;  // the search's own clock

@@ -10,6 +10,7 @@
 
 #include "engine/file_io.h"
 #include "engine/json.h"
+#include "engine/threads.h"
 #include "optim/search.h"
 
 using namespace tapir;
@@ -115,6 +116,42 @@ TEST_CASE("the same search twice writes a bit-identical architecture file") {
   }
   CHECK(!bytes[0].empty());
   CHECK(bytes[0] == bytes[1]);
+}
+
+TEST_CASE("models stepped concurrently give the bits of models stepped one after the other") {
+  // Three models on two threads (one thread steps two of them), staggered so
+  // that models start and restart mid-search, with evaluations.
+  SearchConfig c = small_search();
+  c.models = 3;
+  c.stagger = true;
+  c.steps = 10;
+  c.base.steps = 4;
+  c.base.eval_every = 2;
+  c.base.threads = 2;
+  const int threads_before = num_threads();
+  std::string arch[2], log[2];
+  std::vector<std::vector<float>> weights[2];
+  for (int k = 0; k < 2; ++k) {
+    const fs::path dir =
+        fs::temp_directory_path() /
+        ("tapir_search_concurrent_" + std::to_string(::getpid()) + "_" + std::to_string(k));
+    fs::remove_all(dir);
+    Search search(c, dir.string());
+    search.set_concurrent(k == 1);
+    search.run();
+    arch[k] = read_file((dir / "arch.safetensors").string());
+    log[k] = read_file((dir / Search::kLog).string());
+    for (int m = 0; m < c.models; ++m)
+      for (Parameter* p : search.trainer(m).model().parameters())
+        weights[k].push_back(values_of(p));
+    fs::remove_all(dir);
+  }
+  set_num_threads(threads_before);
+  CHECK(!arch[0].empty());
+  CHECK(arch[0] == arch[1]);
+  CHECK(log[0] == log[1]);  // D_arch losses and mean test accuracies
+  REQUIRE(weights[0].size() == weights[1].size());
+  for (size_t i = 0; i < weights[0].size(); ++i) CHECK(weights[0][i] == weights[1][i]);
 }
 
 TEST_CASE("staggered search starts models in turn and restarts them after their lifetime") {

@@ -16,7 +16,7 @@
 namespace tapir {
 
 KernelProfile& kernel_profile() {
-  static KernelProfile profile;
+  thread_local KernelProfile profile;
   return profile;
 }
 
