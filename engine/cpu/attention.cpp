@@ -93,20 +93,9 @@ void pair_probs(const ConstStrided<T>& q, const ConstStrided<T>& k, int64_t T_le
       else
         spline_values_range<T, false>(loc, srow, i + 1, gv, row);
     }
-    // The maximum is the same in any order, so Eigen's vectorised one; exp
-    // through Eigen too; the sum in kLanes running sums over j mod kLanes,
-    // added in lane order, so it vectorises and its bits depend only on i.
-    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> e(row, i + 1);
-    const T mx = e.maxCoeff();
-    e = (e - mx).exp();
-    constexpr int64_t kLanes = 8;
-    T lane[kLanes] = {};
-    int64_t c = 0;
-    for (; c + kLanes <= i + 1; c += kLanes)
-      for (int64_t l = 0; l < kLanes; ++l) lane[l] += row[c + l];
-    for (; c <= i; ++c) lane[c % kLanes] += row[c];
+    // Vectorised, with bits that depend only on i and the row's alignment.
     T sum = 0;
-    for (int64_t l = 0; l < kLanes; ++l) sum += lane[l];
+    exp_minus_max(row, i + 1, row, &sum);
     const T inv = T(1) / sum;
     for (int64_t j = 0; j <= i; ++j) row[j] *= inv;
     for (int64_t j = i + 1; j < T_len; ++j) row[j] = 0;

@@ -1,6 +1,8 @@
 // Softmax, log-softmax and the fused softmax cross-entropy, over the last axis.
+// Softmax and cross-entropy rows exponentiate through Eigen (exp_minus_max).
 #include <cmath>
 
+#include "engine/cpu/eigen.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
@@ -21,14 +23,9 @@ template <typename T>
 void softmax_forward(const T* x, int64_t rows, int64_t n, T* y) {
   parallel_for(rows, kRowGrain, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      const T* px = x + r * n;
       T* py = y + r * n;
-      const T m = row_max(px, n);
       T sum = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        py[i] = std::exp(px[i] - m);
-        sum += py[i];
-      }
+      exp_minus_max(x + r * n, n, py, &sum);
       const T inv = T(1) / sum;
       for (int64_t i = 0; i < n; ++i) py[i] *= inv;
     }
@@ -84,12 +81,8 @@ T cross_entropy_forward(const T* logits, const int32_t* targets, const T* mask, 
     for (int64_t r = r0; r < r1; ++r) {
       const T* px = logits + r * V;
       T* p = probs + r * V;
-      const T mx = row_max(px, V);
       T sum = 0;
-      for (int64_t i = 0; i < V; ++i) {
-        p[i] = std::exp(px[i] - mx);
-        sum += p[i];
-      }
+      const T mx = exp_minus_max(px, V, p, &sum);
       const T inv = T(1) / sum;
       for (int64_t i = 0; i < V; ++i) p[i] *= inv;
       row_losses[r] = mx + std::log(sum) - px[targets[r]];
