@@ -1,10 +1,15 @@
 // Fused causal multi-head attention, softmax or score-spline, on the device.
-// Each stage is its own kernel over the (batch, head) pairs: scores (one
-// thread per (i, j), a dot product over D), the causal row softmax (one
-// block per row), the products with v and the gradients (one thread per
-// output element, summing over positions in order). The knot sums of the
-// score spline are formed per pair (one block per pair, fixed order) and
-// added in pair order, as on the CPU.
+// The products of each (batch, head) pair run on cuBLAS, as strided-batched
+// GEMMs over the pairs (gemm_strided_batched in common.cuh): the scores
+// q k^T, the output p v, and in the backward d_p = d_out v^T, d_v += p^T
+// d_out, d_q += d_s k, d_k += d_s^T q, the same products as the CPU's
+// (engine/cpu/attention.cpp). They fill whole T x T matrices; the row
+// kernels in between keep the causal part: the forward's (one block per
+// row) applies ALiBi and the score spline, masks j > i and takes the row
+// softmax, the backward's takes d_p back through the softmax (and g') and
+// zeroes d_s above the diagonal, so that the products after it add nothing
+// from there. The knot sums of the score spline are formed per pair (one
+// block per pair, fixed order) and added in pair order, as on the CPU.
 //
 // The score-spline variant differs only in the row transform: the scores go
 // through the spline g before the max-subtracted exponential, and backward
@@ -34,45 +39,34 @@ struct Dims {
   int64_t B, T, C, H, D;
 };
 
-// s_ij (with the ALiBi bias) for j <= i, and probs = s or g(s) before the
-// softmax; entries above the diagonal are 0.
+// In place over row i of each pair, which holds scale q_i . k_j for every
+// j: s = that - slope (i - j), kept in scores for the score spline, then
+// the softmax over j <= i of s (or g(s)); entries above the diagonal are 0.
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    scores_kernel(const T* qkv, Dims d, const T* slopes, ScoreSpline<T> g, T scale, T* scores,
-                  T* probs) {
-  TAPIR_GRID_STRIDE(idx, d.B * d.H * d.T * d.T) {
-    const int64_t j = idx % d.T, i = (idx / d.T) % d.T, pair = idx / (d.T * d.T);
-    const int64_t b = pair / d.H, h = pair % d.H;
-    if (j > i) {
-      probs[idx] = T(0);
-      if (scores) scores[idx] = T(0);
-      continue;
-    }
-    const T* q = qkv + (b * d.T + i) * 3 * d.C + h * d.D;
-    const T* k = qkv + (b * d.T + j) * 3 * d.C + d.C + h * d.D;
-    T dot = T(0);
-    for (int64_t e = 0; e < d.D; ++e) dot += q[e] * k[e];
-    T s = dot * scale;
-    s -= (slopes ? slopes[h] : T(0)) * T(i - j);
-    if (g.values) {
-      scores[idx] = s;
-      probs[idx] = g.sp.value(g.head_values(h), s);
-    } else {
-      probs[idx] = s;
-    }
-  }
-}
-
-// In place over row i of each pair: softmax over j <= i.
-template <typename T>
-__global__ void __launch_bounds__(kMaxRowThreads) causal_softmax_kernel(Dims d, T* probs) {
+__global__ void __launch_bounds__(kMaxRowThreads)
+    causal_softmax_kernel(Dims d, const T* slopes, ScoreSpline<T> g, T* scores, T* probs) {
   __shared__ T shared[32];
   const int64_t rows = d.B * d.H * d.T;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const int64_t i = row % d.T, n = i + 1;
+    const int64_t i = row % d.T, n = i + 1, h = (row / d.T) % d.H;
+    const T slope = slopes ? slopes[h] : T(0);
     T* p = probs + row * d.T;
     T mx = T(-INFINITY);
-    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) mx = p[j] > mx ? p[j] : mx;
+    // Each thread reads back only the entries it wrote: no barrier needed.
+    for (int64_t j = threadIdx.x; j < d.T; j += blockDim.x) {
+      if (j > i) {
+        p[j] = T(0);
+        if (scores) scores[row * d.T + j] = T(0);
+        continue;
+      }
+      T s = p[j] - slope * T(i - j);
+      if (g.values) {
+        scores[row * d.T + j] = s;
+        s = g.sp.value(g.head_values(h), s);
+      }
+      p[j] = s;
+      mx = s > mx ? s : mx;
+    }
     mx = block_max(mx, shared);
     T sum = T(0);
     for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
@@ -84,42 +78,9 @@ __global__ void __launch_bounds__(kMaxRowThreads) causal_softmax_kernel(Dims d, 
   }
 }
 
-// out (b, i, h*D + e) = sum over j <= i of p_ij v_j[e].
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    attend_kernel(const T* qkv, const T* probs, Dims d, T* out) {
-  TAPIR_GRID_STRIDE(idx, d.B * d.T * d.C) {
-    const int64_t col = idx % d.C, i = (idx / d.C) % d.T, b = idx / (d.C * d.T);
-    const int64_t h = col / d.D;
-    const T* p = probs + ((b * d.H + h) * d.T + i) * d.T;
-    const T* v = qkv + b * d.T * 3 * d.C + 2 * d.C + col;
-    T s = T(0);
-    for (int64_t j = 0; j <= i; ++j) s += p[j] * v[j * 3 * d.C];
-    out[idx] = s;
-  }
-}
-
-// d_probs_ij = d_out_i . v_j for j <= i, 0 above the diagonal.
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    d_probs_kernel(const T* qkv, const T* d_out, Dims d, T* ds) {
-  TAPIR_GRID_STRIDE(idx, d.B * d.H * d.T * d.T) {
-    const int64_t j = idx % d.T, i = (idx / d.T) % d.T, pair = idx / (d.T * d.T);
-    const int64_t b = pair / d.H, h = pair % d.H;
-    if (j > i) {
-      ds[idx] = T(0);
-      continue;
-    }
-    const T* go = d_out + (b * d.T + i) * d.C + h * d.D;
-    const T* v = qkv + (b * d.T + j) * 3 * d.C + 2 * d.C + h * d.D;
-    T dot = T(0);
-    for (int64_t e = 0; e < d.D; ++e) dot += go[e] * v[e];
-    ds[idx] = dot;
-  }
-}
-
 // Row i of each pair, in place: ds = d probs -> d scores (times 1/sqrt(D)),
-// through the softmax and, for the score spline, through g'. dg (null when
+// through the softmax and, for the score spline, through g'; 0 above the
+// diagonal. dg (null when
 // the knots need no gradient) keeps d g(s), the knots' weights.
 template <typename T>
 __global__ void __launch_bounds__(kMaxRowThreads)
@@ -134,6 +95,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
     T dot = T(0);
     for (int64_t j = threadIdx.x; j < n; j += blockDim.x) dot += p[j] * grow[j];
     dot = block_sum(dot, shared);
+    for (int64_t j = n + threadIdx.x; j < d.T; j += blockDim.x) grow[j] = T(0);
     for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
       const T dgs = p[j] * (grow[j] - dot);
       if (!g.values) {
@@ -146,43 +108,6 @@ __global__ void __launch_bounds__(kMaxRowThreads)
       grow[j] = g.sp.slope_scale(u) * (gv[k + 1] - gv[k]) * dgs * scale;
       if (dg) dg[row * d.T + j] = dgs;
     }
-  }
-}
-
-// d_v_j += sum over i >= j of p_ij d_out_i.
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    d_values_kernel(const T* probs, const T* d_out, Dims d, T* d_qkv) {
-  TAPIR_GRID_STRIDE(idx, d.B * d.T * d.C) {
-    const int64_t col = idx % d.C, j = (idx / d.C) % d.T, b = idx / (d.C * d.T);
-    const int64_t h = col / d.D;
-    const T* p = probs + (b * d.H + h) * d.T * d.T + j;  // column j
-    const T* go = d_out + b * d.T * d.C + col;
-    T s = T(0);
-    for (int64_t i = j; i < d.T; ++i) s += p[i * d.T] * go[i * d.C];
-    d_qkv[(b * d.T + j) * 3 * d.C + 2 * d.C + col] += s;
-  }
-}
-
-// d_q_i += sum over j <= i of ds_ij k_j; d_k_j += sum over i >= j of ds_ij q_i.
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    d_queries_keys_kernel(const T* qkv, const T* ds, Dims d, T* d_qkv) {
-  TAPIR_GRID_STRIDE(idx, d.B * d.T * 2 * d.C) {
-    const int64_t col = idx % (2 * d.C), t = (idx / (2 * d.C)) % d.T, b = idx / (2 * d.C * d.T);
-    const bool key = col >= d.C;
-    const int64_t c = key ? col - d.C : col, h = c / d.D;
-    const T* pair_ds = ds + (b * d.H + h) * d.T * d.T;
-    const T* base = qkv + b * d.T * 3 * d.C;
-    T s = T(0);
-    if (!key) {
-      const T* k = base + d.C + c;
-      for (int64_t j = 0; j <= t; ++j) s += pair_ds[t * d.T + j] * k[j * 3 * d.C];
-    } else {
-      const T* q = base + c;
-      for (int64_t i = t; i < d.T; ++i) s += pair_ds[i * d.T + t] * q[i * 3 * d.C];
-    }
-    d_qkv[(b * d.T + t) * 3 * d.C + col] += s;
   }
 }
 
@@ -227,19 +152,60 @@ void check_dims(const Dims& d, const char* who) {
   TAPIR_CHECK(d.H > 0 && d.C % d.H == 0, who, ": C = ", d.C, " is not a multiple of H = ", d.H);
 }
 
+// One matrix of every (batch, head) pair: pair (b, h)'s starts per_b * b +
+// per_h * h elements after `at`, its rows ld apart.
+template <typename T>
+struct PairMatrix {
+  T* at;
+  int64_t ld, per_b, per_h;
+};
+
+// For every pair, C = alpha op(A) op(B) + beta C (row-major, as
+// cpu::attention's products): one strided-batched call per head over the
+// batch, or per batch item over the heads, whichever makes fewer calls.
+template <typename T>
+void pair_products(const Dims& d, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+                   T alpha, PairMatrix<const T> A, PairMatrix<const T> B, T beta, PairMatrix<T> C) {
+  const bool by_head = d.H <= d.B;
+  const int64_t calls = by_head ? d.H : d.B, batch = by_head ? d.B : d.H;
+  const auto offset = [&](const auto& m, int64_t call) {
+    return call * (by_head ? m.per_h : m.per_b);
+  };
+  const auto strided = [&](const auto& m) { return Strided{m.ld, by_head ? m.per_b : m.per_h}; };
+  for (int64_t call = 0; call < calls; ++call)
+    gemm_strided_batched<T>(trans_a, trans_b, M, N, K, alpha, A.at + offset(A, call), strided(A),
+                            B.at + offset(B, call), strided(B), beta, C.at + offset(C, call),
+                            strided(C), batch);
+}
+
+// The pairs' matrices: q, k, v (T, D) in qkv (B, T, 3C), their gradients in
+// d_qkv, the outputs and their gradients (T, D) in (B, T, C), and the
+// probabilities, scores and d_s (T, T) in (B, H, T, T).
+template <typename T>
+PairMatrix<T> in_qkv(T* qkv, const Dims& d, int which) {
+  return {qkv + which * d.C, 3 * d.C, d.T * 3 * d.C, d.D};
+}
+template <typename T>
+PairMatrix<T> in_out(T* out, const Dims& d) {
+  return {out, d.C, d.T * d.C, d.D};
+}
+template <typename T>
+PairMatrix<T> in_pairs(T* p, const Dims& d) {
+  return {p, d.T, d.H * d.T * d.T, d.T * d.T};
+}
+
 template <typename T>
 void forward_impl(const T* qkv, const Dims& d, const T* slopes, const ScoreSpline<T>& g, T* scores,
                   T* probs, T* out) {
   if (d.B * d.T * d.C == 0) return;
   const T scale = T(1) / std::sqrt(T(d.D));
-  const int64_t entries = d.B * d.H * d.T * d.T;
-  scores_kernel<<<grid_for(entries), kThreads, 0, stream()>>>(qkv, d, slopes, g, scale, scores,
-                                                              probs);
-  TAPIR_LAUNCH_CHECK("scores_kernel");
-  causal_softmax_kernel<<<grid_rows(d.B * d.H * d.T), row_threads(d.T), 0, stream()>>>(d, probs);
+  pair_products<T>(d, false, true, d.T, d.T, d.D, scale, in_qkv(qkv, d, 0), in_qkv(qkv, d, 1), T(0),
+                   in_pairs(probs, d));
+  causal_softmax_kernel<<<grid_rows(d.B * d.H * d.T), row_threads(d.T), 0, stream()>>>(
+      d, slopes, g, scores, probs);
   TAPIR_LAUNCH_CHECK("causal_softmax_kernel");
-  attend_kernel<<<grid_for(d.B * d.T * d.C), kThreads, 0, stream()>>>(qkv, probs, d, out);
-  TAPIR_LAUNCH_CHECK("attend_kernel");
+  pair_products<T>(d, false, false, d.T, d.D, d.T, T(1), in_pairs<const T>(probs, d),
+                   in_qkv(qkv, d, 2), T(0), in_out(out, d));
 }
 
 template <typename T>
@@ -249,20 +215,21 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
   if (d.B * d.T * d.C == 0 || (!d_qkv && !knot_grad)) return;
   const T scale = T(1) / std::sqrt(T(d.D));
   const int64_t entries = d.B * d.H * d.T * d.T;
-  if (d_qkv) {
-    d_values_kernel<<<grid_for(d.B * d.T * d.C), kThreads, 0, stream()>>>(probs, d_out, d, d_qkv);
-    TAPIR_LAUNCH_CHECK("d_values_kernel");
-  }
+  const PairMatrix<const T> q = in_qkv(qkv, d, 0), k = in_qkv(qkv, d, 1), v = in_qkv(qkv, d, 2),
+                            p = in_pairs(probs, d), go = in_out(d_out, d);
+  if (d_qkv)  // d_v += p^T d_out
+    pair_products<T>(d, true, false, d.T, d.D, d.T, T(1), p, go, T(1), in_qkv(d_qkv, d, 2));
   Scratch<T> ds(entries), dg(knot_grad ? entries : 0);
-  d_probs_kernel<<<grid_for(entries), kThreads, 0, stream()>>>(qkv, d_out, d, ds.get());
-  TAPIR_LAUNCH_CHECK("d_probs_kernel");
+  // d_p = d_out v^T, then d_s in place
+  pair_products<T>(d, false, true, d.T, d.T, d.D, T(1), go, v, T(0), in_pairs(ds.get(), d));
   d_scores_kernel<<<grid_rows(d.B * d.H * d.T), row_threads(d.T), 0, stream()>>>(
       probs, scores, d, g, scale, ds.get(), dg.get());
   TAPIR_LAUNCH_CHECK("d_scores_kernel");
   if (d_qkv) {
-    d_queries_keys_kernel<<<grid_for(d.B * d.T * 2 * d.C), kThreads, 0, stream()>>>(qkv, ds.get(),
-                                                                                    d, d_qkv);
-    TAPIR_LAUNCH_CHECK("d_queries_keys_kernel");
+    const PairMatrix<const T> s = in_pairs<const T>(ds.get(), d);
+    // d_q += d_s k, d_k += d_s^T q
+    pair_products<T>(d, false, false, d.T, d.D, d.T, T(1), s, k, T(1), in_qkv(d_qkv, d, 0));
+    pair_products<T>(d, true, false, d.T, d.D, d.T, T(1), s, q, T(1), in_qkv(d_qkv, d, 1));
   }
   if (!knot_grad) return;
   Scratch<T> partial(d.B * d.H * g.K);

@@ -28,6 +28,8 @@ struct Cublas {
   decltype(&cublasGetStatusString) status_string = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
   decltype(&cublasDgemm_v2) dgemm = nullptr;
+  decltype(&cublasSgemmStridedBatched) sgemm_strided_batched = nullptr;
+  decltype(&cublasDgemmStridedBatched) dgemm_strided_batched = nullptr;
 };
 // Opens cuBLAS the first time; fails naming the library when it cannot.
 const Cublas& cublas();
@@ -47,6 +49,20 @@ inline void check_cublas(cublasStatus_t status, const char* call) {
 // work is ordered and a block freed to the cache may be reused at once.
 cudaStream_t stream();
 cublasHandle_t cublas_handle();
+
+// --- batched products (gemm.cu) ---------------------------------------------------
+// `batch` row-major products C_n = alpha op(A_n) op(B_n) + beta C_n, C_n of
+// (M, N) with row stride ldc, and X_n = X + n * stride_x: one cuBLAS
+// strided-batched call. For kernels that multiply many small matrices that
+// sit at regular offsets (attention's (batch, head) pairs).
+struct Strided {
+  int64_t ld;      // row stride of each matrix
+  int64_t stride;  // elements from one matrix to the next
+};
+template <typename T>
+void gemm_strided_batched(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha,
+                          const T* A, Strided a, const T* B, Strided b, T beta, T* C, Strided c,
+                          int64_t batch);
 
 // --- launch sizes ----------------------------------------------------------------
 // Every kernel states the most threads it is launched with

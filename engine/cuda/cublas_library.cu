@@ -4,7 +4,7 @@
 // libcublasLt (over 500 MB of code) when any tapir program starts: about
 // 210 MB of resident memory and a third of a second before main(), on every
 // run, with or without a GPU. tapir only needs cuBLAS once a product runs on
-// cuda, so the library is opened with dlopen() there and the six functions it
+// cuda, so the library is opened with dlopen() there and the eight functions it
 // calls are looked up by name. Their types come from cublas_v2.h, so a
 // mismatch with the header is a compile error, and the names are the
 // versioned ones the header's macros expand to (cublasSgemm is
@@ -55,6 +55,8 @@ Cublas load() {
   bind(library, "cublasGetStatusString", c.status_string);
   bind(library, "cublasSgemm_v2", c.sgemm);
   bind(library, "cublasDgemm_v2", c.dgemm);
+  bind(library, "cublasSgemmStridedBatched", c.sgemm_strided_batched);
+  bind(library, "cublasDgemmStridedBatched", c.dgemm_strided_batched);
   return c;  // the library stays open for the life of the process
 }
 

@@ -43,4 +43,36 @@ void gemm<double>(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, d
                                     A, ld(trans_a ? M : K), &beta, C, ld(N)));
 }
 
+namespace {
+
+// The same swap as gemm: column-major C_n^T = op(B_n)^T op(A_n)^T.
+template <typename T, typename Call>
+void strided_batched(Call call, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+                     T alpha, const T* A, Strided a, const T* B, Strided b, T beta, T* C, Strided c,
+                     int64_t batch) {
+  if (M == 0 || N == 0 || batch == 0) return;
+  TAPIR_CUBLAS_CHECK(call(cublas_handle(), flag(trans_b), flag(trans_a), as_int(N, "N"),
+                          as_int(M, "M"), as_int(K, "K"), &alpha, B, ld(b.ld), b.stride, A,
+                          ld(a.ld), a.stride, &beta, C, ld(c.ld), c.stride,
+                          as_int(batch, "batch")));
+}
+
+}  // namespace
+
+template <>
+void gemm_strided_batched<float>(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+                                 float alpha, const float* A, Strided a, const float* B, Strided b,
+                                 float beta, float* C, Strided c, int64_t batch) {
+  strided_batched(cublas().sgemm_strided_batched, trans_a, trans_b, M, N, K, alpha, A, a, B, b,
+                  beta, C, c, batch);
+}
+
+template <>
+void gemm_strided_batched<double>(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+                                  double alpha, const double* A, Strided a, const double* B,
+                                  Strided b, double beta, double* C, Strided c, int64_t batch) {
+  strided_batched(cublas().dgemm_strided_batched, trans_a, trans_b, M, N, K, alpha, A, a, B, b,
+                  beta, C, c, batch);
+}
+
 }  // namespace tapir::cuda
