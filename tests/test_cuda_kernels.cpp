@@ -3,16 +3,15 @@
 // cpu:: kernel on the host, the cuda:: kernel on device copies, the results
 // compared within per-kernel tolerances (tests/cuda_parity.h). Backward
 // kernels accumulate into non-zero gradients, and null gradient pointers are
-// exercised. Also the caching allocator, the determinism of the cross-row
-// sums, and the runtime's answers without a GPU. Spline and attention kernels
-// are in test_cuda_attention_kernels.cpp. Every case skips, with a message,
+// exercised. Also the determinism of the cross-row sums. Spline and
+// attention kernels are in test_cuda_attention_kernels.cpp, the runtime and
+// the allocator in test_cuda_runtime.cpp. Every case skips, with a message,
 // when no GPU can be used.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <utility>
@@ -29,70 +28,7 @@ namespace gpu = tapir::cuda;
 using tapir::BinaryOp;
 using tapir::UnaryOp;
 
-TEST_CASE("cuda runtime answers cleanly without a GPU") {
-  if (gpu::cuda_available()) {
-    MESSAGE("GPU: " << gpu::device_description());
-    return;
-  }
-  CHECK(!gpu::device_description().empty());
-  CHECK_THROWS_AS(gpu::device_alloc(256), tapir::Error);
-  CHECK_THROWS_AS(gpu::synchronize(), tapir::Error);
-#if !defined(TAPIR_HAS_CUDA)
-  CHECK(gpu::device_description() == "tapir was built without CUDA");
-  CHECK_THROWS_WITH(gpu::device_alloc(256), "tapir was built without CUDA");
-#endif
-}
-
-namespace {
-// True when a library whose file name contains `name` is mapped into this
-// process (/proc/self/maps lists every mapped file).
-bool library_mapped(const std::string& name) {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line))
-    if (line.find(name) != std::string::npos) return true;
-  return false;
-}
-}  // namespace
-
-TEST_CASE("cuBLAS is opened on first use, not when the program starts") {
 #if defined(TAPIR_HAS_CUDA)
-  // Without a GPU nothing has run a product on cuda, so cuBLAS (and its
-  // 500 MB libcublasLt) must not be mapped yet; opening it needs no GPU.
-  if (!gpu::cuda_available()) CHECK_FALSE(library_mapped("libcublas"));
-  gpu::load_cublas();
-  CHECK(library_mapped("libcublas.so"));
-  CHECK(library_mapped("libcublasLt.so"));
-  gpu::load_cublas();  // once is enough; a second call is a no-op
-#else
-  CHECK_THROWS_WITH(gpu::load_cublas(), "tapir was built without CUDA");
-  CHECK_FALSE(library_mapped("libcublas"));
-#endif
-}
-
-#if defined(TAPIR_HAS_CUDA)
-
-TEST_CASE("cuda allocator reuses a freed block of the same size") {
-  if (!gpu_or_skip()) return;
-  gpu::release_cached_memory();
-  const size_t before = gpu::bytes_allocated();
-  void* a = gpu::device_alloc(1000);
-  CHECK(reinterpret_cast<uintptr_t>(a) % 256 == 0);
-  CHECK(gpu::bytes_allocated() >= before + 1000);
-  const size_t reserved = gpu::bytes_reserved();
-  gpu::device_free(a);
-  CHECK(gpu::bytes_allocated() == before);
-  CHECK(gpu::bytes_reserved() == reserved);  // cached, not returned
-  void* b = gpu::device_alloc(1000);
-  CHECK(b == a);
-  CHECK(gpu::bytes_reserved() == reserved);  // no new cudaMalloc
-  gpu::device_free(b);
-  gpu::release_cached_memory();
-  CHECK(gpu::bytes_reserved() < reserved);
-  CHECK(gpu::device_alloc(0) == nullptr);
-  int local = 0;
-  CHECK_THROWS_AS(gpu::device_free(&local), tapir::Error);
-}
 
 TEST_CASE_TEMPLATE("cuda parity: binary ops with suffix broadcasting", T, float, double) {
   if (!gpu_or_skip()) return;
