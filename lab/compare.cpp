@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/dist.h"
 #include "engine/file_io.h"
 #include "engine/json.h"
 #include "lab/progress.h"
@@ -209,22 +210,47 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress&
   progress.finish_run(summary);
 }
 
-VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
-                          const std::vector<double>& thresholds, const std::string& dir,
-                          Progress& progress) {
+void train_all(const std::vector<PlannedRun>& runs, Progress& progress) {
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const PlannedRun& run = runs[k];
+    const int owner = dist::owner(static_cast<int64_t>(k));
+    if (owner == dist::rank())
+      train_or_reuse(run.config, run.dir, progress, run.label);
+    else
+      progress.skip_run(run.label, "on rank " + std::to_string(owner) + ": " + run.dir);
+  }
+  dist::barrier();
+}
+
+std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what) {
+  std::unique_ptr<FolderLock> lock;
+  if (dist::is_root()) lock = std::make_unique<FolderLock>(dir, what);
+  dist::barrier();
+  return lock;
+}
+
+std::vector<PlannedRun> plan_variant(const TrainConfig& config, const Variant& variant, int seeds,
+                                     const std::string& dir) {
   TAPIR_CHECK(seeds >= 1, "seeds must be at least 1, got ", seeds);
-  std::vector<SeedRun> runs;
+  std::vector<PlannedRun> runs;
   for (int s = 0; s < seeds; ++s) {
     TrainConfig seeded = config;
     seeded.seed = config.seed + static_cast<uint64_t>(s);
-    const std::string run_dir = (fs::path(dir) / ("seed-" + std::to_string(seeded.seed))).string();
-    train_or_reuse(seeded, run_dir, progress,
-                   variant.name + " seed " + std::to_string(seeded.seed));
-    SeedRun run = read_run(run_dir, thresholds);
-    run.seed = seeded.seed;
-    runs.push_back(std::move(run));
+    runs.push_back({seeded, (fs::path(dir) / ("seed-" + std::to_string(seeded.seed))).string(),
+                    variant.name + " seed " + std::to_string(seeded.seed)});
   }
-  return summarise_variant(variant, std::move(runs), thresholds);
+  return runs;
+}
+
+VariantResult read_variant(const Variant& variant, const std::vector<PlannedRun>& runs,
+                           const std::vector<double>& thresholds) {
+  std::vector<SeedRun> read;
+  for (const PlannedRun& planned : runs) {
+    SeedRun run = read_run(planned.dir, thresholds);
+    run.seed = planned.config.seed;
+    read.push_back(std::move(run));
+  }
+  return summarise_variant(variant, std::move(read), thresholds);
 }
 
 std::vector<VariantResult> run_compare(const CompareOptions& options,
@@ -235,12 +261,19 @@ std::vector<VariantResult> run_compare(const CompareOptions& options,
     configs.push_back(apply_variant(options.base, variant));
   Progress silent(Progress::Style::quiet);
   Progress& progress = options.progress ? *options.progress : silent;
-  progress.plan(static_cast<int>(configs.size()) * options.seeds);
+  std::vector<std::vector<PlannedRun>> plans;
+  std::vector<PlannedRun> all;
+  for (size_t k = 0; k < configs.size(); ++k) {
+    plans.push_back(
+        plan_variant(configs[k], options.variants[k], options.seeds,
+                     (fs::path(options.out_dir) / slug(options.variants[k].name)).string()));
+    all.insert(all.end(), plans.back().begin(), plans.back().end());
+  }
+  progress.plan(static_cast<int>(all.size()));
+  train_all(all, progress);
   std::vector<VariantResult> results;
   for (size_t k = 0; k < configs.size(); ++k)
-    results.push_back(run_variant(
-        configs[k], options.variants[k], options.seeds, options.thresholds,
-        (fs::path(options.out_dir) / slug(options.variants[k].name)).string(), progress));
+    results.push_back(read_variant(options.variants[k], plans[k], options.thresholds));
   return results;
 }
 

@@ -5,9 +5,11 @@
 // the commands in tools/ turn flags into variants (tools/variant_options.h).
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/folder_lock.h"
 #include "lab/progress.h"
 #include "lab/stats.h"
 #include "optim/train_config.h"
@@ -94,11 +96,31 @@ std::vector<double> parse_thresholds(const std::string& text);
 // interrupted one resumed, anything else started fresh.
 void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,
                     const std::string& label);
-// Trains (or reuses) the runs of one configuration over seeds config.seed,
-// config.seed + 1, ..., in dir/seed-N, and summarises them.
-VariantResult run_variant(const TrainConfig& config, const Variant& variant, int seeds,
-                          const std::vector<double>& thresholds, const std::string& dir,
-                          Progress& progress);
+
+// A run to train or reuse: the unit of work that compare, transfer and
+// robust-compare plan first and then train, shared among the ranks under
+// MPI (engine/dist.h).
+struct PlannedRun {
+  TrainConfig config;
+  std::string dir, label;
+};
+// Trains (or reuses, train_or_reuse) every run of the plan. Under MPI, run
+// k of the plan trains on rank k mod N; each rank reports the others' runs
+// as run elsewhere ("on rank R"), and all return once every rank has finished its share
+// (a rank that fails ends the job).
+void train_all(const std::vector<PlannedRun>& runs, Progress& progress);
+
+// The lock of a folder that every rank of a job writes into: rank 0 takes
+// it (the others get null), and all return once it is held.
+std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what);
+
+// The runs of one configuration over seeds config.seed, config.seed + 1,
+// ..., in dir/seed-N, labelled "<variant> seed N".
+std::vector<PlannedRun> plan_variant(const TrainConfig& config, const Variant& variant, int seeds,
+                                     const std::string& dir);
+// Reads the finished runs of plan_variant and summarises them.
+VariantResult read_variant(const Variant& variant, const std::vector<PlannedRun>& runs,
+                           const std::vector<double>& thresholds);
 // Trains (or reuses) every run, then summarises. Every variant is applied
 // to options.base before the first run trains, so a bad one fails at once.
 std::vector<VariantResult> run_compare(const CompareOptions& options,

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "engine/dist.h"
 #include "engine/file_io.h"
 #include "engine/json.h"
 #include "lab/progress.h"
@@ -111,29 +112,53 @@ TransferResult run_transfer(const TransferOptions& o) {
   Progress& progress = o.progress ? *o.progress : silent;
   const int n = static_cast<int>(o.tasks.size());
   progress.plan(n + n * o.seeds + n * n * o.seeds);  // searches, baselines, cells
+  // The searches, one per task; under MPI, task k's on rank k mod N.
   std::vector<std::string> archs;
-  for (const std::string& task : o.tasks) archs.push_back(ensure_search(o, task, progress));
+  for (size_t k = 0; k < o.tasks.size(); ++k) {
+    const int owner = dist::owner(static_cast<int64_t>(k));
+    if (owner == dist::rank()) {
+      archs.push_back(ensure_search(o, o.tasks[k], progress));
+    } else {
+      archs.push_back((fs::path(search_folder(o, o.tasks[k])) / "arch.safetensors").string());
+      progress.skip_run(cat("search on ", o.tasks[k]),
+                        cat("on rank ", owner, ": ", search_folder(o, o.tasks[k])));
+    }
+  }
+  dist::barrier();
+  // Then every training run: the baselines (GeLU and softmax, everything
+  // else the same) and the cells, planned first and shared among the ranks.
+  std::vector<Variant> baselines, cells;
+  std::vector<std::vector<PlannedRun>> baseline_runs, cell_runs;
+  std::vector<PlannedRun> all;
   for (const std::string& task : o.tasks) {
-    // The baseline: GeLU and softmax, everything else the same.
     TrainConfig c = for_task(o, task);
     c.model.mlp_act = MlpAct::gelu;
     c.model.attn = AttentionKind::softmax;
-    r.baselines.push_back(
-        run_variant(c, Variant{cat("baseline/", task), {}}, o.seeds, {o.threshold},
-                    (fs::path(o.out_dir) / "cells" / cat("baseline-", task)).string(), progress));
+    baselines.push_back(Variant{cat("baseline/", task), {}});
+    baseline_runs.push_back(
+        plan_variant(c, baselines.back(), o.seeds,
+                     (fs::path(o.out_dir) / "cells" / cat("baseline-", task)).string()));
+    all.insert(all.end(), baseline_runs.back().begin(), baseline_runs.back().end());
   }
-  for (size_t row = 0; row < o.tasks.size(); ++row) {
-    r.cells.emplace_back();
-    r.relative.emplace_back();
+  for (size_t row = 0; row < o.tasks.size(); ++row)
     for (size_t col = 0; col < o.tasks.size(); ++col) {
       TrainConfig c = for_task(o, o.tasks[col]);
       c.arch_file = archs[row];
-      const std::string name = cat(o.tasks[row], "->", o.tasks[col]);
-      const std::string dir =
+      cells.push_back(Variant{cat(o.tasks[row], "->", o.tasks[col]), {}});
+      cell_runs.push_back(plan_variant(
+          c, cells.back(), o.seeds,
           (fs::path(o.out_dir) / "cells" / ("arch-" + o.tasks[row] + "-on-" + o.tasks[col]))
-              .string();
-      r.cells.back().push_back(
-          run_variant(c, Variant{name, {}}, o.seeds, {o.threshold}, dir, progress));
+              .string()));
+      all.insert(all.end(), cell_runs.back().begin(), cell_runs.back().end());
+    }
+  train_all(all, progress);
+  for (size_t k = 0; k < baselines.size(); ++k)
+    r.baselines.push_back(read_variant(baselines[k], baseline_runs[k], {o.threshold}));
+  for (size_t row = 0, k = 0; row < o.tasks.size(); ++row) {
+    r.cells.emplace_back();
+    r.relative.emplace_back();
+    for (size_t col = 0; col < o.tasks.size(); ++col, ++k) {
+      r.cells.back().push_back(read_variant(cells[k], cell_runs[k], {o.threshold}));
       r.relative.back().push_back(
           relative_value(o.metric, r.cells.back().back(), r.baselines[col]));
     }

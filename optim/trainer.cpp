@@ -7,9 +7,11 @@
 
 #include "autograd/ops.h"
 #include "engine/clock.h"
+#include "engine/dist.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/clip.h"
+#include "optim/data_parallel.h"
 #include "optim/task_loss.h"
 
 namespace tapir {
@@ -60,17 +62,38 @@ Tensor Trainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
   return task_loss(run_.model->forward(inputs), targets, mask);
 }
 
+void Trainer::set_data_parallel(bool on) {
+  if (on && dist::distributed()) {
+    TAPIR_CHECK(run_.config.device == Device::cpu,
+                "data-parallel training under MPI runs on the cpu (--device cpu)");
+    TAPIR_CHECK(!run_.config.constraint.enabled(),
+                "data-parallel training under MPI does not take --constraint (each rank would "
+                "update the dual variables from its own rows); run constrained training as one "
+                "process");
+    TAPIR_CHECK(run_.config.batch >= dist::size(), "--batch ", run_.config.batch,
+                " is split among the ", dist::size(), " ranks; give at least one row per rank");
+  }
+  data_parallel_ = on;
+}
+
 StepStats Trainer::train_step() {
   const TrainConfig& config = run_.config;
   run_.task->sample("train", config.batch, data_rng_, batch_);
-  const BatchTensors t = to_tensors(batch_, config.device);
+  const bool split = data_parallel_ && dist::distributed();
+  const double share = split ? take_rank_rows(batch_, rank_batch_) : 1.0;
+  const BatchTensors t = to_tensors(split ? rank_batch_ : batch_, config.device);
   optimizer_->zero_grad();
   Tensor loss = compute_loss(t.inputs, t.targets, t.mask);
   StepStats stats;
   stats.loss = loss.item();
+  if (split) {
+    // The whole batch's loss and gradient, the same on every rank.
+    backward(loss);
+    stats.loss = sum_over_ranks(params_, share, stats.loss);
+  }
   TAPIR_CHECK(std::isfinite(stats.loss), "training diverged: the loss became ", stats.loss,
               " at step ", step_ + 1, divergence_note());
-  backward(loss);
+  if (!split) backward(loss);
   stats.grad_norm = clip_grad_norm(params_, config.clip);
   if (!std::isfinite(stats.grad_norm)) {
     const std::string where = first_non_finite_grad(params_);
@@ -155,10 +178,11 @@ void Trainer::restore_state(const SafeTensorsFile& file, const std::string& path
 }
 
 std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
-                                         std::optional<Device> device, std::optional<int> threads) {
+                                         std::optional<Device> device, std::optional<int> threads,
+                                         bool writes) {
   const RunFolder folder(dir);
   TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
-  auto lock = std::make_unique<FolderLock>(dir, "run folder");
+  auto lock = writes ? std::make_unique<FolderLock>(dir, "run folder") : nullptr;
   TAPIR_CHECK(folder.has(RunFolder::kConfig), "cannot resume ", dir, ": no config.json in it");
   TrainConfig config = folder.read_config();
   const int64_t saved_steps = config.steps;
@@ -186,6 +210,10 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
   trainer->wall_offset_ = clock.wall_s;
   trainer->load_state(file);
   trainer->check_resume_tensors(file, resume_path);
+  if (!writes) {
+    trainer->folder_ = RunFolder();
+    return trainer;
+  }
   trainer->lock_ = std::move(lock);
   trainer->resume_note_ = folder.drop_metrics_after(trainer->step_);
   folder.write_config(trainer->config());

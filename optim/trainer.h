@@ -57,9 +57,19 @@ class Trainer {
   // `device` and `threads` (if given) replace the saved ones: a run may
   // continue on another device or thread count. What changes is recorded in
   // config.json.
+  // With writes false (the other ranks of a data-parallel run) nothing in
+  // the folder is locked or written: the trainer reads it and then runs
+  // without files.
   static std::unique_ptr<Trainer> resume(const std::string& dir, int64_t steps = 0,
                                          std::optional<Device> device = std::nullopt,
-                                         std::optional<int> threads = std::nullopt);
+                                         std::optional<int> threads = std::nullopt,
+                                         bool writes = true);
+
+  // Data-parallel steps among the MPI ranks (optim/data_parallel.h): each
+  // step trains on this rank's rows of the batch and sums the gradients
+  // over the ranks. Off by default (a search's or a comparison's runs are
+  // each trained whole by one rank).
+  void set_data_parallel(bool on);
 
   // Trains to config.steps (or until stop_at is reached).
   void run(const TrainEvents& events = {});
@@ -117,6 +127,8 @@ class Trainer {
   std::unique_ptr<Optimizer> optimizer_;
   Rng data_rng_;
   Batch batch_;
+  bool data_parallel_ = false;
+  Batch rank_batch_;  // this rank's rows of batch_ (data parallel)
   int64_t step_ = 0;
   std::vector<double> losses_;
   double wall_start_ = 0, wall_offset_ = 0;

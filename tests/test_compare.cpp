@@ -23,9 +23,13 @@ TEST_CASE("a variant's items are train options over the base configuration") {
   TrainConfig base;
   base.model.width = 48;
   base.schedule.base_lr = 3e-3;
+  // Not a count any machine defaults to: --threads's default (the usable
+  // cores) must not replace the base's.
+  base.threads = 7;
 
   const TrainConfig same = apply_variant(base, parse_variant("baseline"));
   CHECK(same.model.width == 48);
+  CHECK(same.threads == 7);
   CHECK(same.model.pos == base.model.pos);
   CHECK_FALSE(same.constraint.enabled());
 

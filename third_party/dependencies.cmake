@@ -6,6 +6,7 @@
 #   Eigen     libeigen3-dev     small dense linear algebra
 #   doctest   doctest-dev       the test harness
 #   CLI11     libcli11-dev      the `tapir` command line
+#   MPI       libopenmpi-dev    optional, found in cmake/mpi.cmake
 
 find_package(Threads REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/dist.h"
 #include "engine/file_io.h"
 #include "engine/folder_lock.h"
 #include "engine/json.h"
@@ -78,13 +79,14 @@ Command add_compare_command(CLI::App& app) {
             c.seeds = o->seeds;
             c.thresholds = parse_thresholds(o->threshold);
             c.out_dir = o->out;
-            Progress progress(o->quiet);
+            Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
             if (!note.empty()) progress.line(note);
             c.progress = &progress;
-            const FolderLock lock(o->out, "comparison folder");
+            const auto lock = lock_for_job(o->out, "comparison folder");
             o->probe.gammas = parse_double_list(o->gamma, "--gamma");
             for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);  // fail early
             const std::vector<VariantResult> results = run_compare(c, apply_variant);
+            if (!dist::is_root()) return 0;  // rank 0 probes and writes the tables
             o->probe.threads = c.base.threads;
             const ProbeReport probe = probe_compare(results, o->probe);
             std::string table = compare_table_markdown(results, c.thresholds);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/dist.h"
 #include "engine/file_io.h"
 #include "engine/folder_lock.h"
 #include "engine/threads.h"
@@ -105,11 +106,12 @@ Command add_robust_compare_command(CLI::App& app) {
           TAPIR_CHECK(!(parse_noise_kind(name) == NoiseKind::discrete && frames),
                       "discrete noise replaces tokens; task ", base.task,
                       " reads real-valued frames (use --noise gaussian,uniform)");
-        const FolderLock lock(o->out, "robust-compare folder");
-        Progress progress(o->quiet);
+        const auto lock = lock_for_job(o->out, "robust-compare folder");
+        Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
         if (!note.empty()) progress.line(note);
         progress.plan(static_cast<int>(2 * o->seeds));
         std::vector<std::string> dirs[2];
+        std::vector<PlannedRun> runs;
         for (int64_t k = 0; k < o->seeds; ++k) {
           for (int a = 0; a < 2; ++a) {
             TrainConfig c = base;
@@ -119,10 +121,12 @@ Command add_robust_compare_command(CLI::App& app) {
             dir += arms[a];
             dir += "_s";
             dir += std::to_string(c.seed);
-            train_or_reuse(c, dir, progress, arms[a] + " seed " + std::to_string(c.seed));
+            runs.push_back({c, dir, arms[a] + " seed " + std::to_string(c.seed)});
             dirs[a].push_back(dir);
           }
         }
+        train_all(runs, progress);
+        if (!dist::is_root()) return 0;  // rank 0 evaluates the runs and writes the report
         set_num_threads(base.threads);
 
         std::vector<PerArm> layer_loss(static_cast<size_t>(base.model.layers) + 1);

@@ -1,13 +1,32 @@
 // `tapir train`: one training run into a run folder (optim/trainer.h).
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <string>
 
+#include "engine/dist.h"
+#include "engine/json.h"
 #include "lab/progress.h"
 #include "lab/report_text.h"
 #include "tools/commands.h"
 #include "tools/train_options.h"
 
 namespace tapir {
+
+namespace {
+
+// A digest of every parameter's bytes (FNV-1a), for the ranks to compare.
+std::string parameter_digest(Trainer& trainer) {
+  uint64_t h = 1469598103934665603ull;
+  for (const Parameter* p : trainer.model().parameters()) {
+    const Tensor t = to_host(p->tensor());
+    const auto* bytes = static_cast<const unsigned char*>(t.raw());
+    for (size_t i = 0; i < t.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  }
+  return std::to_string(h);
+}
+
+}  // namespace
 
 Command add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a transformer on a task");
@@ -23,6 +42,10 @@ Command add_train_command(CLI::App& app) {
   cmd->add_option("--resume", o->resume, "Continue the run in this folder");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
   return {cmd, [o, cmd]() {
+            // Under mpirun the ranks train one run together (data parallel,
+            // optim/data_parallel.h); rank 0 owns the folder and reports.
+            const bool root = dist::is_root();
+            o->quiet = o->quiet || !root;
             std::unique_ptr<Trainer> trainer;
             if (!o->resume.empty()) {
               check_resume_flags(*cmd, {"--steps", "--threads", "--device", "--quiet"},
@@ -30,12 +53,19 @@ Command add_train_command(CLI::App& app) {
                                  "--steps to extend the run, --threads, --device, --quiet");
               const bool steps_given = cmd->count("--steps") > 0;
               // --device given: the run continues there (checkpoints do not depend on it).
-              trainer = Trainer::resume(
-                  o->resume, steps_given ? o->train.config.steps : 0,
-                  cmd->count("--device") > 0 ? std::optional<Device>(o->train.config.device)
-                                             : std::nullopt,
-                  cmd->count("--threads") > 0 ? std::optional<int>(o->train.config.threads)
-                                              : std::nullopt);
+              // Rank 0 resumes the folder first; the others then read it.
+              const auto resume = [&](bool writes) {
+                return Trainer::resume(
+                    o->resume, steps_given ? o->train.config.steps : 0,
+                    cmd->count("--device") > 0 ? std::optional<Device>(o->train.config.device)
+                                               : std::nullopt,
+                    cmd->count("--threads") > 0 ? std::optional<int>(o->train.config.threads)
+                                                : std::nullopt,
+                    writes);
+              };
+              if (root) trainer = resume(true);
+              dist::barrier();
+              if (!root) trainer = resume(false);
               if (!o->quiet && !trainer->resume_note().empty())
                 std::printf("%s\n", trainer->resume_note().c_str());
               if (!o->quiet)
@@ -48,8 +78,8 @@ Command add_train_command(CLI::App& app) {
               const std::string note =
                   recommended_note(config.task, recommend_unless_given(*cmd, config));
               if (!o->quiet && !note.empty()) std::printf("%s\n", note.c_str());
-              trainer = make_trainer(config, o->out);
-              trainer->start_fresh(o->force);
+              trainer = make_trainer(config, root ? o->out : "");
+              if (root) trainer->start_fresh(o->force);
               if (!o->quiet)
                 std::printf("%s\nmodel: %lld parameters, %lld layers, width %lld, %lld heads\n",
                             trainer->task().describe().c_str(),
@@ -58,6 +88,9 @@ Command add_train_command(CLI::App& app) {
                             static_cast<long long>(trainer->config().model.width),
                             static_cast<long long>(trainer->config().model.heads));
             }
+            trainer->set_data_parallel(true);
+            dist::check_same("the run's configuration", to_json(trainer->config().to_json()));
+            dist::check_same("the model's parameters before training", parameter_digest(*trainer));
             // Remember when the first evaluation split (test) peaked.
             struct Best {
               double accuracy = -1;

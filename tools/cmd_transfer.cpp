@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "engine/dist.h"
 #include "engine/file_io.h"
 #include "engine/folder_lock.h"
 #include "lab/compare.h"
@@ -57,10 +58,11 @@ Command add_transfer_command(CLI::App& app) {
             std::string task;
             while (std::getline(in, task, ','))
               if (!task.empty()) run.tasks.push_back(task);
-            const FolderLock lock(run.out_dir, "transfer folder");
-            Progress progress(o->quiet);
+            const auto lock = lock_for_job(run.out_dir, "transfer folder");
+            Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
             run.progress = &progress;
             const TransferResult r = run_transfer(run);
+            if (!dist::is_root()) return 0;  // rank 0 writes the matrix
             const std::string table = transfer_markdown(r);
             write_file_atomic(run.out_dir + "/transfer.md", table);
             write_file_atomic(run.out_dir + "/transfer.json", transfer_json(r));

@@ -1,7 +1,9 @@
 // The `tapir` command: a CLI11 app with one subcommand per job (see
 // tools/commands.h). Bad input prints a one-line error and exits non-zero.
 #include <cstdio>
+#include <string>
 
+#include "engine/dist.h"
 #include "engine/error.h"
 #include "tools/commands.h"
 #include "tools/config_file.h"
@@ -15,7 +17,31 @@ static bool accepts_extras(const CLI::App* app) {
   return false;
 }
 
-int main(int argc, char** argv) {
+namespace {
+
+// The commands that share their work among MPI ranks (docs/distributed.md).
+bool runs_on_ranks(const std::string& name) {
+  for (const char* n : {"train", "compare", "transfer", "robust-compare"})
+    if (name == n) return true;
+  return false;
+}
+
+// The command line as one text, for the ranks to compare.
+std::string command_line(int argc, char** argv) {
+  std::string text;
+  for (int i = 1; i < argc; ++i) text += std::string(argv[i]) + '\n';
+  return text;
+}
+
+// Under mpirun with several ranks a failure on one rank ends the whole job
+// (engine/dist.h), so that no rank waits for it; a single process returns.
+int failed(const std::string& message) {
+  if (tapir::dist::distributed()) tapir::dist::abort_job(message);
+  std::fprintf(stderr, "tapir: %s\n", message.c_str());
+  return 1;
+}
+
+int run(int argc, char** argv) {
   // Every line reaches a file or a pipe as it is printed (a long command's
   // log follows it), not in blocks at exit.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -43,30 +69,39 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ConfigError& e) {
-    std::fprintf(stderr, "tapir: %s\n", tapir::config_file_error(app, e).c_str());
-    return e.get_exit_code();
+    return failed(tapir::config_file_error(app, e));
   } catch (const CLI::ParseError& e) {
     // A bad value read from the --config file names the file.
     const std::string from_file =
         tapir::config_value_error(app, std::vector<std::string>(argv + 1, argv + argc), e);
-    if (from_file.empty()) return app.exit(e);
-    std::fprintf(stderr, "tapir: %s\n", from_file.c_str());
-    return e.get_exit_code();
+    if (!from_file.empty()) return failed(from_file);
+    if (e.get_exit_code() != 0 && tapir::dist::distributed()) return failed(e.what());
+    return app.exit(e);  // --help prints and exits 0
   }
   try {
+    tapir::dist::check_same("the command line", command_line(argc, argv));
     for (const auto& command : commands) {
       if (!command.app->parsed()) continue;
+      TAPIR_CHECK(!tapir::dist::distributed() || runs_on_ranks(command.app->get_name()), "tapir ",
+                  command.app->get_name(), " runs as one process, not on ", tapir::dist::size(),
+                  " MPI ranks (train, compare, transfer and robust-compare do); start it "
+                  "without mpirun or with -np 1");
       if (!accepts_extras(command.app) && !app.remaining().empty())
         throw tapir::Error("unexpected argument '" + app.remaining().front() + "' for " +
                            command.app->get_name());
       return command.run();
     }
-  } catch (const tapir::Error& e) {
-    std::fprintf(stderr, "tapir: %s\n", e.what());
-    return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tapir: %s\n", e.what());
-    return 1;
+    return failed(e.what());
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tapir::dist::init(argc, argv);
+  const int code = run(argc, argv);
+  tapir::dist::finalize();
+  return code;
 }

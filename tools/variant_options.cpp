@@ -28,8 +28,9 @@ Variant parse_variant(const std::string& spec) {
 TrainConfig apply_variant(const TrainConfig& base, const Variant& variant) {
   CLI::App app{"variant"};
   TrainOptions o;
-  o.config = base;
   add_train_options(app, o);
+  // After registering: --threads takes the usable cores as its default there.
+  o.config = base;
   std::vector<std::string> args(variant.args.rbegin(),
                                 variant.args.rend());  // CLI11 wants reversed
   try {

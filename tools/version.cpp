@@ -15,7 +15,6 @@ std::string version_text() {
 #else
   const char* cuda = "no";
 #endif
-  // No build runs over MPI yet; one that does defines TAPIR_HAS_MPI=1.
 #if TAPIR_HAS_MPI
   const char* mpi = "yes";
 #else

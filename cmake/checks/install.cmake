@@ -1,6 +1,6 @@
 # The `install` test (tests/CMakeLists.txt):
 #   cmake -DBUILD_DIR=<build> -DWORK_DIR=<dir> -DSOURCE_DIR=<repo> -DVERSION=<x.y>
-#         -DBUILD_TYPE=<config> -DCPU_TARGET=<target> -DCUDA=yes|no -P install.cmake
+#         -DBUILD_TYPE=<config> -DCPU_TARGET=<target> -DCUDA=yes|no -DMPI=yes|no -P install.cmake
 # Installs the build into WORK_DIR/prefix as `cmake --install` does for a
 # user, checks that the documentation is there and that the program's run
 # path does not lead into the build or the source tree, and runs the

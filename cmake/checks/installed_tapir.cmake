@@ -1,7 +1,7 @@
 # Shared by the install and package checks: runs an installed `tapir` from a
 # folder outside the build and the source tree, with no LD_LIBRARY_PATH, and
 # compares `--version` with what the build was configured for. Expects
-# VERSION, BUILD_TYPE, CPU_TARGET and CUDA (yes or no) to be set.
+# VERSION, BUILD_TYPE, CPU_TARGET, CUDA and MPI (each yes or no) to be set.
 
 # Fails the check with a message when rc is not 0.
 function(tapir_expect_success rc what output)
@@ -33,7 +33,7 @@ function(tapir_check_installed program folder)
   string(REGEX REPLACE "\n$" "" text "${text}")
   string(REPLACE "\n" ";" lines "${text}")
   set(expected "tapir ${VERSION}" "commit: COMMIT" "build type: ${BUILD_TYPE}"
-               "CPU target: ${CPU_TARGET}" "CUDA: ${CUDA}" "MPI: no")
+               "CPU target: ${CPU_TARGET}" "CUDA: ${CUDA}" "MPI: ${MPI}")
   list(LENGTH lines count)
   list(LENGTH expected lines_expected)
   if(NOT count EQUAL lines_expected)

@@ -1,6 +1,6 @@
 # The `package` test (tests/CMakeLists.txt):
 #   cmake -DCPACK=<cpack> -DBUILD_DIR=<build> -DWORK_DIR=<dir> -DVERSION=<x.y>
-#         -DBUILD_TYPE=<config> -DCPU_TARGET=<target> -DCUDA=yes|no -P package.cmake
+#         -DBUILD_TYPE=<config> -DCPU_TARGET=<target> -DCUDA=yes|no -DMPI=yes|no -P package.cmake
 # Builds the Debian package with the build's CPack configuration into
 # WORK_DIR (the build folder keeps no trace), checks its control fields, in
 # particular that dpkg-shlibdeps computed Depends, unpacks it and runs the

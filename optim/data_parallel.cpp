@@ -1,0 +1,75 @@
+// Data-parallel training under MPI (optim/data_parallel.h).
+#include "optim/data_parallel.h"
+
+#include <algorithm>
+
+#include "engine/dist.h"
+#include "engine/threads.h"
+
+namespace tapir {
+
+namespace {
+
+// Copies rows [begin, end) of an array of `per_row` values per row.
+template <typename T>
+void copy_rows(const std::vector<T>& from, int64_t per_row, int64_t begin, int64_t end,
+               std::vector<T>& to) {
+  to.assign(from.begin() + begin * per_row, from.begin() + end * per_row);
+}
+
+double mask_sum(const std::vector<float>& mask) {
+  double s = 0;
+  for (float m : mask) s += m;
+  return s;
+}
+
+}  // namespace
+
+double take_rank_rows(const Batch& whole, Batch& mine) {
+  const int ranks = dist::size();
+  TAPIR_CHECK(whole.B >= ranks, "data-parallel training splits --batch ", whole.B,
+              " among the ranks; it needs at least one row for each of the ", ranks, " ranks");
+  const ChunkRange rows = parallel_chunk(whole.B, ranks, dist::rank());
+  mine.B = rows.end - rows.begin;
+  mine.T = whole.T;
+  mine.n = whole.n;
+  copy_rows(whole.tokens, whole.T, rows.begin, rows.end, mine.tokens);
+  copy_rows(whole.targets, whole.T, rows.begin, rows.end, mine.targets);
+  copy_rows(whole.mask, whole.T, rows.begin, rows.end, mine.mask);
+  copy_rows(whole.group, 1, rows.begin, rows.end, mine.group);
+  if (whole.n > 0) {
+    copy_rows(whole.inputs, whole.T * whole.n, rows.begin, rows.end, mine.inputs);
+    copy_rows(whole.values, whole.T * whole.n, rows.begin, rows.end, mine.values);
+  } else {
+    mine.inputs.clear();
+    mine.values.clear();
+  }
+  const double total = mask_sum(whole.mask);
+  return total > 0 ? mask_sum(mine.mask) / total : 0.0;
+}
+
+double sum_over_ranks(const std::vector<Parameter*>& params, double share, double loss) {
+  // One buffer: every trained gradient, then share * loss.
+  thread_local std::vector<float> flat;
+  flat.clear();
+  const float scale = static_cast<float>(share);
+  for (const Parameter* p : params) {
+    if (p->frozen || !p->tensor().has_grad()) continue;
+    const Tensor t = p->tensor();
+    const float* g = t.host_grad<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) flat.push_back(g[i] * scale);
+  }
+  const size_t grads = flat.size();
+  flat.push_back(static_cast<float>(share * loss));
+  dist::sum_in_rank_order(flat.data(), static_cast<int64_t>(flat.size()));
+  size_t at = 0;
+  for (const Parameter* p : params) {
+    if (p->frozen || !p->tensor().has_grad()) continue;
+    const Tensor t = p->tensor();
+    std::copy_n(flat.data() + at, t.numel(), t.host_grad<float>());
+    at += static_cast<size_t>(t.numel());
+  }
+  return flat[grads];
+}
+
+}  // namespace tapir

@@ -1,0 +1,90 @@
+// engine/dist.h, run as one process (rank 0 of 1) and under
+// `mpirun -np 2` (tests/CMakeLists.txt registers both): rank order of
+// all_gather, sums added in rank order, check_same, the owner of each item,
+// and the rows a data-parallel rank takes (optim/data_parallel.h). Its own
+// main: MPI starts before the tests and ends after them.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "engine/dist.h"
+#include "engine/error.h"
+#include "engine/threads.h"
+#include "optim/data_parallel.h"
+
+using namespace tapir;
+
+TEST_CASE("all_gather returns every rank's bytes in rank order") {
+  const std::vector<std::string> all = dist::all_gather(std::string(size_t(dist::rank()), 'x'));
+  REQUIRE(static_cast<int>(all.size()) == dist::size());
+  for (int r = 0; r < dist::size(); ++r) CHECK(all[static_cast<size_t>(r)] == std::string(r, 'x'));
+}
+
+TEST_CASE("sums over ranks are added in rank order, the same bits on every rank") {
+  // Values whose float sum depends on the order: 1e8 + 1 - 1e8 ...
+  const float mine[3] = {dist::rank() == 0 ? 1e8f : 1.0f, float(dist::rank()) + 0.5f, -0.25f};
+  std::vector<float> data(mine, mine + 3);
+  dist::sum_in_rank_order(data.data(), 3);
+  for (int i = 0; i < 3; ++i) {
+    float expected = 0;
+    for (int r = 0; r < dist::size(); ++r) {
+      const float v[3] = {r == 0 ? 1e8f : 1.0f, float(r) + 0.5f, -0.25f};
+      expected = r == 0 ? v[i] : expected + v[i];
+    }
+    CHECK(data[static_cast<size_t>(i)] == expected);
+  }
+  // Every rank holds the same bits.
+  const std::string bits(reinterpret_cast<const char*>(data.data()), sizeof(float) * 3);
+  for (const std::string& other : dist::all_gather(bits)) CHECK(other == bits);
+  double d = dist::rank() + 1.0;
+  dist::sum_in_rank_order(&d, 1);
+  CHECK(d == dist::size() * (dist::size() + 1) / 2.0);
+}
+
+TEST_CASE("check_same passes on equal texts and names what differs") {
+  CHECK_NOTHROW(dist::check_same("the command line", "train --steps 5"));
+  if (dist::size() > 1)
+    CHECK_THROWS_WITH_AS(dist::check_same("the seed", std::to_string(dist::rank())),
+                         doctest::Contains("the ranks disagree on the seed: rank 1"), Error);
+}
+
+TEST_CASE("items are shared out round-robin") {
+  for (int64_t k = 0; k < 7; ++k) CHECK(dist::owner(k) == k % dist::size());
+}
+
+TEST_CASE("data-parallel ranks take their rows of the batch and their share of its mask") {
+  Batch whole;
+  whole.reset(5, 2, 0);
+  for (int64_t i = 0; i < 10; ++i) {
+    whole.tokens[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    whole.mask[static_cast<size_t>(i)] = i % 3 == 0 ? 0.0f : 1.0f;  // 6 of 10 count
+  }
+  Batch mine;
+  const double share = take_rank_rows(whole, mine);
+  // Rank r of N: the r-th of N blocks of rows, the first ones larger.
+  const ChunkRange rows = parallel_chunk(5, dist::size(), dist::rank());
+  CHECK(mine.B == rows.end - rows.begin);
+  REQUIRE(mine.tokens.size() == static_cast<size_t>(mine.B * 2));
+  CHECK(mine.tokens.front() == rows.begin * 2);
+  double counted = 0;
+  for (float m : mine.mask) counted += m;
+  CHECK(share == doctest::Approx(counted / 6));
+  double total = share;
+  dist::sum_in_rank_order(&total, 1);
+  CHECK(total == doctest::Approx(1.0));
+}
+
+int main(int argc, char** argv) {
+  dist::init(argc, argv);
+  doctest::Context context(argc, argv);
+  const int code = context.run();
+  // A failure on one rank fails the job.
+  const std::vector<std::string> codes = dist::all_gather(std::to_string(code));
+  int worst = 0;
+  for (const std::string& c : codes) worst = std::max(worst, std::stoi(c));
+  dist::finalize();
+  return worst;
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The commands that share their work among MPI ranks, under mpirun -np 2
+# against one process (docs/distributed.md):
+#   - train, data parallel: every evaluation's loss within 1e-5 (relative)
+#     of one process with the same global batch over 50 steps; a run
+#     stopped and resumed on two ranks continues bit for bit;
+#   - compare: the runs farmed out to the ranks are bit for bit those of one
+#     process, and rank 0 writes the same table;
+#   - a failure on one rank ends the job with that rank's message, and a
+#     command that runs as one process refuses several ranks.
+#
+#   distributed_commands.sh TAPIR WORK_DIR MPIRUN [MPIRUN OPTIONS...]
+set -euo pipefail
+tapir=$1
+work=$2
+shift 2
+mpirun=("$@")
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# The "loss" and "accuracy" of every metrics.jsonl line, one line each.
+scores() {
+  grep -o '"step":[0-9]*\|"split":"[a-z_]*"\|"loss":[^,]*\|"accuracy":[^,]*' "$1" | paste -d' ' - - - -
+}
+
+train=(train --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --eval-every 10
+  --eval-limit 256 --threads 1 --quiet)
+
+echo "== train: one process against two ranks"
+"$tapir" "${train[@]}" --steps 50 --out one
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${train[@]}" --steps 50 --out two
+[ -f two/checkpoint.safetensors ] || fail "rank 0 wrote no checkpoint"
+[ "$(scores one/metrics.jsonl | wc -l)" -ge 5 ] || fail "too few evaluations in one/metrics.jsonl"
+paste -d' ' <(scores one/metrics.jsonl) <(scores two/metrics.jsonl) | awk '
+  {
+    split($3, a, ":"); split($7, b, ":")
+    rel = (a[2] - b[2]) / (a[2] > 0 ? a[2] : 1); if (rel < 0) rel = -rel
+    if (rel > worst) worst = rel
+    if ($1 != $5 || $2 != $6) { print "FAIL: lines differ: " $0; bad = 1 }
+  }
+  END {
+    printf "largest relative loss difference over %d evaluations: %.2e\n", NR, worst
+    if (bad || worst > 1e-5) exit 1
+  }' || fail "two ranks drifted from one process"
+
+echo "== train: stopped at step 30 and resumed on two ranks"
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${train[@]}" --steps 30 --out resumed
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" train --resume resumed --steps 50 --quiet
+cmp <(scores two/metrics.jsonl) <(scores resumed/metrics.jsonl) ||
+  fail "the resumed run differs from the run that was not stopped"
+
+compare=(compare --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --steps 40
+  --eval-every 20 --eval-limit 256 --threads 1 --seeds 2 --variant baseline --variant pos=alibi --quiet)
+
+echo "== compare: one process against two ranks"
+"$tapir" "${compare[@]}" --out cmp-one > /dev/null
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${compare[@]}" --out cmp-two > cmp-two.log
+for run in cmp-one/*/seed-*; do
+  other=cmp-two/${run#cmp-one/}
+  cmp <(scores "$run/metrics.jsonl") <(scores "$other/metrics.jsonl") ||
+    fail "$other differs from $run"
+done
+[ -f cmp-two/compare.md ] || fail "rank 0 wrote no compare.md"
+grep -q "baseline" cmp-two.log || fail "rank 0 printed no table"
+
+echo "== a failure on one rank ends the job with its message"
+mkdir -p cmp-bad/baseline/seed-1
+sed -E "s/\"steps\": *40,/\"steps\": 41,/" cmp-one/baseline/seed-1/config.json > cmp-bad/baseline/seed-1/config.json
+if timeout 300 "${mpirun[@]}" -np 2 "$tapir" "${compare[@]}" --out cmp-bad > bad.log 2>&1; then
+  fail "a job whose rank 1 failed exited 0"
+fi
+grep -q "rank 1 of 2: .*cmp-bad/baseline/seed-1 holds a run trained with other options" bad.log ||
+  { cat bad.log; fail "rank 1's message is missing"; }
+
+echo "== a command that runs as one process refuses two ranks"
+if timeout 300 "${mpirun[@]}" -np 2 "$tapir" tasks list > one.log 2>&1; then
+  fail "tapir tasks ran on two ranks"
+fi
+grep -q "tapir tasks runs as one process, not on 2 MPI ranks" one.log ||
+  { cat one.log; fail "no message for a one-process command"; }
+echo "all distributed checks passed"
