@@ -8,6 +8,7 @@
 
 #include "autograd/ops.h"
 #include "engine/clock.h"
+#include "engine/dist.h"
 #include "engine/file_io.h"
 #include "engine/json_fields.h"
 #include "engine/threads.h"
@@ -96,12 +97,15 @@ SearchConfig SearchConfig::from_json(const Json& j) {
   return c;
 }
 
-Search::Search(const SearchConfig& config, std::string out_dir)
-    : Search(config, std::move(out_dir), nullptr, "") {}
+Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks)
+    : Search(config, std::move(out_dir), over_ranks, nullptr, "") {}
 
-Search::Search(const SearchConfig& config, std::string out_dir, const SafeTensorsFile* state,
-               const std::string& path)
-    : config_(config), out_dir_(std::move(out_dir)), wall_start_(now_seconds()) {
+Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
+               const SafeTensorsFile* state, const std::string& path)
+    : config_(config),
+      out_dir_(std::move(out_dir)),
+      over_ranks_(over_ranks && dist::distributed()),
+      wall_start_(now_seconds()) {
   config_.validate();
   config_ = config_.resolved();
   TAPIR_CHECK(config_.base.arch_file.empty(),
@@ -138,10 +142,22 @@ Search::Search(const SearchConfig& config, std::string out_dir, const SafeTensor
   arch_optimizer_ = make_optimizer(config_.arch_optimizer, shared_parameters());
   if (state != nullptr) {
     restore_state(*state, path);
-  } else if (!out_dir_.empty()) {
+  } else if (writes_shared()) {
     fs::create_directories(fs::path(out_dir_) / "snapshots");
     write_config();
   }
+}
+
+bool Search::owns(int m) const {
+  return !over_ranks_ || dist::owner(m) == dist::rank();
+}
+
+bool Search::writes_shared() const {
+  return !out_dir_.empty() && (!over_ranks_ || dist::is_root());
+}
+
+int64_t Search::member_steps(int m) const {
+  return std::max<int64_t>(0, step_ - members_[static_cast<size_t>(m)].start);
 }
 
 void Search::write_config() const {
@@ -167,8 +183,10 @@ void Search::start_member(int m, int64_t generation, bool fresh) {
   TrainConfig c = config_.base;
   // Model m, generation g: a seed of its own, and the D_arch stream next to it.
   c.seed = config_.base.seed + static_cast<uint64_t>(generation * config_.models + m);
-  member.trainer = std::make_unique<Trainer>(c, member_dir(m, generation));
-  if (fresh) member.trainer->start_fresh(/*force=*/true);
+  // Every process builds every model (the same seeds give the same models);
+  // only the one that steps it gives it its folder.
+  member.trainer = std::make_unique<Trainer>(c, owns(m) ? member_dir(m, generation) : "");
+  if (fresh && owns(m)) member.trainer->start_fresh(/*force=*/true);
   member.generation = generation;
   member.arch_rng = Rng(c.seed, 2);
   member.splines.clear();
@@ -295,14 +313,18 @@ void Search::add_smoothness_gradient() {
 
 void Search::step() {
   for (auto& p : shared_) p->value.zero_grad();
-  std::vector<int> models;
+  std::vector<int> models, mine;
   for (int m = 0; m < config_.models; ++m)
-    if (active(m)) models.push_back(m);
+    if (active(m)) {
+      models.push_back(m);
+      if (owns(m)) mine.push_back(m);
+    }
   std::vector<double> losses(static_cast<size_t>(config_.models), 0.0);
-  for_models(models, [&](int m) {
+  for_models(mine, [&](int m) {
     losses[static_cast<size_t>(m)] = arch_gradient(m);
     weights_step(m);
   });
+  if (over_ranks_) share_arch_gradients(models, losses);
   // In model order, whichever thread ran each model.
   const int active_models = static_cast<int>(models.size());
   double arch_loss = 0;
@@ -331,7 +353,7 @@ void Search::step() {
   if (config_.stagger)
     for (int m = 0; m < config_.models; ++m) {
       Member& member = members_[static_cast<size_t>(m)];
-      if (active(m) && member.trainer->step() >= config_.base.steps) {
+      if (active(m) && member_steps(m) >= config_.base.steps) {
         member.start = step_;
         start_member(m, member.generation + 1);
       }
@@ -405,22 +427,26 @@ void Search::run(const Events& events) {
     const bool evaluate = step_ % config_.base.eval_every == 0 || last;
     double mean_accuracy = 0;
     if (evaluate) {
-      std::vector<int> models;
+      std::vector<int> models, mine;
       for (int m = 0; m < config_.models; ++m)
-        if (active(m) && members_[static_cast<size_t>(m)].trainer->step() > 0) models.push_back(m);
+        if (active(m) && member_steps(m) > 0) {
+          models.push_back(m);
+          if (owns(m)) mine.push_back(m);
+        }
       std::vector<double> accuracy(static_cast<size_t>(config_.models), 0.0);
-      for_models(models, [&](int m) {
+      for_models(mine, [&](int m) {
         Member& member = members_[static_cast<size_t>(m)];
         copy_shared_into(member);
         accuracy[static_cast<size_t>(m)] =
             member.trainer->evaluate_and_log().front().tally.all.accuracy();
       });
+      if (over_ranks_) share_values(models, accuracy);
       double total = 0;
       for (int m : models) total += accuracy[static_cast<size_t>(m)];
       const int counted = static_cast<int>(models.size());
       mean_accuracy = counted ? total / counted : 0;
       outcome_.final_accuracy = mean_accuracy;
-      if (!out_dir_.empty()) {
+      if (writes_shared()) {
         Json line = Json::object();
         line.set("step", step_);
         line.set("arch_loss", last_arch_loss_);
@@ -429,7 +455,7 @@ void Search::run(const Events& events) {
         append_line((fs::path(out_dir_) / kLog).string(), to_json(line));
       }
     }
-    if (!out_dir_.empty() && (step_ % config_.snapshot_every == 0 || last)) {
+    if (writes_shared() && (step_ % config_.snapshot_every == 0 || last)) {
       char name[64];
       std::snprintf(name, sizeof name, "arch-step-%08lld.safetensors",
                     static_cast<long long>(step_));
@@ -447,7 +473,7 @@ void Search::run(const Events& events) {
     for (int64_t i = 0; i < p->tensor().numel(); ++i)
       outcome_.knot_abs_max = std::max(outcome_.knot_abs_max, std::fabs(double(v[i])));
   }
-  if (!out_dir_.empty()) {
+  if (writes_shared()) {
     save_architecture((fs::path(out_dir_) / "arch.safetensors").string(), architecture());
     write_file_atomic((fs::path(out_dir_) / "search_result.json").string(),
                       to_json(outcome_.to_json(), 2) + "\n");

@@ -92,15 +92,25 @@ class Search {
   static constexpr const char* kLog = "search.jsonl";
 
   // out_dir may be empty (tests): nothing is written.
-  Search(const SearchConfig& config, std::string out_dir);
+  //
+  // With over_ranks (`mpirun -np N tapir search`, engine/dist.h) every rank
+  // of the job builds the search and they run it together: model m is
+  // stepped and evaluated by rank m mod N, which alone writes its folder;
+  // the ranks exchange their models' D_arch gradients, losses and
+  // accuracies and add them in model order, so every rank holds the same
+  // shared functions, with the same bits as one process at the same thread
+  // count. Rank 0 gathers every model's state for the resume file and
+  // writes the search's own files. Every rank must call the same methods.
+  Search(const SearchConfig& config, std::string out_dir, bool over_ranks = false);
   // The search in dir as its search.json and resume.safetensors say, both
   // checked whole before anything in the folder changes; the caller holds
   // the folder's lock. `steps` (if > 0) extends the search, never below the
   // step reached; `device` and `threads` replace the saved ones. The logs
-  // are cut back to the resumed step.
+  // are cut back to the resumed step (by rank 0, over_ranks).
   static std::unique_ptr<Search> resume(const std::string& dir, int64_t steps = 0,
                                         std::optional<Device> device = std::nullopt,
-                                        std::optional<int> threads = std::nullopt);
+                                        std::optional<int> threads = std::nullopt,
+                                        bool over_ranks = false);
   // What resuming dropped from the logs ("" when nothing).
   const std::string& resume_note() const { return resume_note_; }
   const SearchConfig& config() const { return config_; }
@@ -157,15 +167,26 @@ class Search {
   void for_models(const std::vector<int>& models, const std::function<void(int)>& f);
   // Builds the search; from the resume file `state` (read from `path`)
   // when it is not null, else fresh (writing the folder's first files).
-  Search(const SearchConfig& config, std::string out_dir, const SafeTensorsFile* state,
-         const std::string& path);
+  Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
+         const SafeTensorsFile* state, const std::string& path);
+  bool owns(int m) const;      // this process steps model m
+  bool writes_shared() const;  // this process writes the search's own files
+  // Steps model m has taken in its current generation.
+  int64_t member_steps(int m) const;
+  // Over ranks: each model's D_arch loss and gradient (losses[m],
+  // arch_grad) from the rank that computed it, for every model in `models`.
+  void share_arch_gradients(const std::vector<int>& models, std::vector<double>& losses);
+  // Over ranks: values[m] from the rank that owns m, for every m in `models`.
+  void share_values(const std::vector<int>& models, std::vector<double>& values);
+  // Over ranks: every model's state into rank 0's copies (for the resume file).
+  void gather_members_to_root();
   // A fresh member, or (fresh false) one whose state resume restores.
   void start_member(int m, int64_t generation, bool fresh = true);
   void copy_shared_into(Member& member);
   // The resume file's tensors and metadata (their data lives in host).
   void add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta) const;
   void restore_state(const SafeTensorsFile& file, const std::string& path);
-  void save_state() const;
+  void save_state();  // every rank calls it (over_ranks)
   // Cuts the logs, model folders and snapshots back to step_.
   void truncate_to_step();
   void add_smoothness_gradient();
@@ -182,6 +203,7 @@ class Search {
   int64_t step_ = 0;
   double last_arch_loss_ = 0;
   bool concurrent_ = true;
+  bool over_ranks_ = false;
   SearchOutcome outcome_;
   std::string resume_note_;
   double wall_start_ = 0, wall_offset_ = 0;  // the search's own clock

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/clock.h"
+#include "engine/dist.h"
 #include "engine/file_io.h"
 #include "engine/parse.h"
 #include "optim/search.h"
@@ -42,7 +43,8 @@ std::string Search::member_prefix(int m) {
 }
 
 std::unique_ptr<Search> Search::resume(const std::string& dir, int64_t steps,
-                                       std::optional<Device> device, std::optional<int> threads) {
+                                       std::optional<Device> device, std::optional<int> threads,
+                                       bool over_ranks) {
   TAPIR_CHECK(fs::is_directory(dir), "cannot resume ", dir, ": no such folder");
   const std::string config_path = (fs::path(dir) / kConfig).string();
   TAPIR_CHECK(fs::exists(config_path), "cannot resume ", dir, ": no ", kConfig,
@@ -63,8 +65,11 @@ std::unique_ptr<Search> Search::resume(const std::string& dir, int64_t steps,
   if (steps > 0) config.steps = steps;
   if (device) config.base.device = *device;
   if (threads) config.base.threads = *threads;
-  std::unique_ptr<Search> search(new Search(config, dir, &file, path));
-  search->truncate_to_step();
+  std::unique_ptr<Search> search(new Search(config, dir, over_ranks, &file, path));
+  // Rank 0 cuts the folder back; the others wait, so that none appends to
+  // a model's log before it is cut.
+  if (search->writes_shared()) search->truncate_to_step();
+  if (search->over_ranks_) dist::barrier();
   return search;
 }
 
@@ -122,13 +127,17 @@ void Search::restore_state(const SafeTensorsFile& file, const std::string& path)
   reject_unknown_tensors(file, path, known, "this search's state");
 }
 
-void Search::save_state() const {
+void Search::save_state() {
   if (out_dir_.empty()) return;
   // The logs first: the resume file never claims a step whose lines could
   // still be lost.
+  for (int m = 0; m < config_.models; ++m)
+    if (owns(m)) members_[static_cast<size_t>(m)].trainer->sync_metrics();
+  // A collective: once it returns every rank has synced its logs.
+  if (over_ranks_) gather_members_to_root();
+  if (!writes_shared()) return;
   const std::string log = (fs::path(out_dir_) / kLog).string();
   if (fs::exists(log)) sync_file(log);
-  for (const Member& member : members_) member.trainer->sync_metrics();
   HostBytes host;
   std::vector<SafeTensorWrite> writes;
   Metadata meta = {{"format", kResumeFormat}};

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The commands that share their work among MPI ranks, under mpirun -np 2
 # against one process (docs/distributed.md):
+#   - search: the architecture file, the search's log and every model's
+#     metrics bit for bit those of one process (same --threads), also
+#     after a stop and a resume on two ranks;
 #   - train, data parallel: every evaluation's loss within 1e-5 (relative)
 #     of one process with the same global batch over 50 steps; a run
 #     stopped and resumed on two ranks continues bit for bit;
@@ -55,6 +58,28 @@ timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${train[@]}" --steps 30 --out resumed
 timeout 600 "${mpirun[@]}" -np 2 "$tapir" train --resume resumed --steps 50 --quiet
 cmp <(scores two/metrics.jsonl) <(scores resumed/metrics.jsonl) ||
   fail "the resumed run differs from the run that was not stopped"
+
+search=(search --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --models 3
+  --stagger --steps 20 --eval-every 10 --eval-limit 256 --threads 1 --quiet)
+
+echo "== search: one process against two ranks (three staggered models)"
+"$tapir" "${search[@]}" --search-steps 30 --out s-one
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${search[@]}" --search-steps 30 --out s-two
+cmp s-one/arch.safetensors s-two/arch.safetensors || fail "the architecture files differ"
+cmp s-one/search.jsonl s-two/search.jsonl || fail "the search logs differ"
+models=0
+for run in s-one/models/*; do
+  cmp <(scores "$run/metrics.jsonl") <(scores "s-two/${run#s-one/}/metrics.jsonl") ||
+    fail "s-two/${run#s-one/} differs from $run"
+  models=$((models + 1))
+done
+[ "$models" -ge 4 ] || fail "expected restarted models (generation folders), found $models folders"
+
+echo "== search: stopped at step 20 and resumed on two ranks"
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${search[@]}" --search-steps 20 --out s-res
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" search --resume s-res --search-steps 30 --quiet
+cmp s-one/arch.safetensors s-res/arch.safetensors || fail "the resumed search differs"
+cmp s-one/search.jsonl s-res/search.jsonl || fail "the resumed search's log differs"
 
 compare=(compare --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --steps 40
   --eval-every 20 --eval-limit 256 --threads 1 --seeds 2 --variant baseline --variant pos=alibi --quiet)

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/dist.h"
 #include "engine/folder_lock.h"
+#include "lab/compare.h"
 #include "lab/progress.h"
 #include "optim/search.h"
 #include "tools/commands.h"
@@ -21,7 +23,7 @@ void finish_search(Search& search, Progress& progress, const std::string& dir, b
   run_search(search, progress, "");
   progress.line("wrote " + dir + "/arch.safetensors (snapshots in " + dir + "/snapshots)");
   // A warning is not progress: --quiet does not hide it.
-  if (quiet && search.outcome().near_chance())
+  if (quiet && dist::is_root() && search.outcome().near_chance())
     std::fprintf(stderr, "tapir: %s\n", search.outcome().verdict().c_str());
 }
 
@@ -87,18 +89,22 @@ Command add_search_command(CLI::App& app) {
   return {
       cmd, [o, cmd]() {
         namespace fs = std::filesystem;
+        // Under mpirun the ranks run one search together (optim/search.h);
+        // rank 0 reports.
+        o->quiet = o->quiet || !dist::is_root();
         if (!o->resume.empty()) {
           check_resume_flags(*cmd, {"--search-steps", "--threads", "--device", "--quiet"},
                              "the search as its search.json",
                              "--search-steps to extend the search, --threads, --device, --quiet");
           TAPIR_CHECK(fs::is_directory(o->resume), "cannot resume ", o->resume, ": no such folder");
-          const FolderLock lock(o->resume, "search folder");
+          const auto lock = lock_for_job(o->resume, "search folder");
           const auto search = Search::resume(
               o->resume, cmd->count("--search-steps") > 0 ? o->search.steps : 0,
               cmd->count("--device") > 0 ? std::optional<Device>(o->train.config.device)
                                          : std::nullopt,
               cmd->count("--threads") > 0 ? std::optional<int>(o->train.config.threads)
-                                          : std::nullopt);
+                                          : std::nullopt,
+              /*over_ranks=*/true);
           Progress progress(o->quiet);
           if (!search->resume_note().empty()) progress.line(search->resume_note());
           progress.line("resuming " + o->resume + " at step " +
@@ -122,11 +128,12 @@ Command add_search_command(CLI::App& app) {
                       " is not one (no search.json); choose another --out or remove it "
                       "yourself");
         }
-        const FolderLock lock(o->out, "search folder");
-        if (existed)
+        const auto lock = lock_for_job(o->out, "search folder");
+        if (existed && dist::is_root())
           for (const fs::directory_entry& e : fs::directory_iterator(o->out))
             if (e.path().filename() != FolderLock::kFile) fs::remove_all(e.path());
-        Search search(config, o->out);
+        dist::barrier();  // the folder is empty before any rank writes its models
+        Search search(config, o->out, /*over_ranks=*/true);
         Progress progress(o->quiet);
         if (!note.empty()) progress.line(note);
         finish_search(search, progress, o->out, o->quiet);

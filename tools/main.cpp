@@ -21,7 +21,7 @@ namespace {
 
 // The commands that share their work among MPI ranks (docs/distributed.md).
 bool runs_on_ranks(const std::string& name) {
-  for (const char* n : {"train", "compare", "transfer", "robust-compare"})
+  for (const char* n : {"train", "search", "compare", "transfer", "robust-compare"})
     if (name == n) return true;
   return false;
 }
@@ -84,7 +84,7 @@ int run(int argc, char** argv) {
       if (!command.app->parsed()) continue;
       TAPIR_CHECK(!tapir::dist::distributed() || runs_on_ranks(command.app->get_name()), "tapir ",
                   command.app->get_name(), " runs as one process, not on ", tapir::dist::size(),
-                  " MPI ranks (train, compare, transfer and robust-compare do); start it "
+                  " MPI ranks (train, search, compare, transfer and robust-compare do); start it "
                   "without mpirun or with -np 1");
       if (!accepts_extras(command.app) && !app.remaining().empty())
         throw tapir::Error("unexpected argument '" + app.remaining().front() + "' for " +
