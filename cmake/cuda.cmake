@@ -9,12 +9,9 @@
 # Sets TAPIR_CUDA_ENABLED and TAPIR_CUDA_SOURCES; the caller adds the sources
 # and calls tapir_cuda_link(tapir_core) once the target exists.
 
-set(TAPIR_CUDA AUTO CACHE STRING "Build the CUDA backend: AUTO (when nvcc is found), ON or OFF")
-set_property(CACHE TAPIR_CUDA PROPERTY STRINGS AUTO ON OFF)
-string(TOUPPER "${TAPIR_CUDA}" _tapir_cuda)
-if(NOT _tapir_cuda MATCHES "^(AUTO|ON|OFF)$")
-  message(FATAL_ERROR "TAPIR_CUDA must be AUTO, ON or OFF, not '${TAPIR_CUDA}'")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/auto_on_off.cmake)
+tapir_auto_on_off(TAPIR_CUDA "Build the CUDA backend: AUTO (when nvcc is found), ON or OFF"
+                  _tapir_cuda)
 
 set(TAPIR_CUDA_ENABLED OFF)
 set(_tapir_cuda_why "TAPIR_CUDA=OFF")

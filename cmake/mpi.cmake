@@ -9,12 +9,8 @@
 # Sets TAPIR_MPI_ENABLED and TAPIR_MPI_SOURCES; the caller adds the sources to
 # the engine and calls tapir_mpi_link(tapir_engine) once the target exists.
 
-set(TAPIR_MPI AUTO CACHE STRING "Build with MPI: AUTO (when found), ON or OFF")
-set_property(CACHE TAPIR_MPI PROPERTY STRINGS AUTO ON OFF)
-string(TOUPPER "${TAPIR_MPI}" _tapir_mpi)
-if(NOT _tapir_mpi MATCHES "^(AUTO|ON|OFF)$")
-  message(FATAL_ERROR "TAPIR_MPI must be AUTO, ON or OFF, not '${TAPIR_MPI}'")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/auto_on_off.cmake)
+tapir_auto_on_off(TAPIR_MPI "Build with MPI: AUTO (when found), ON or OFF" _tapir_mpi)
 
 set(TAPIR_MPI_ENABLED OFF)
 set(_tapir_mpi_why "TAPIR_MPI=OFF")
