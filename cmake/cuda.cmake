@@ -80,4 +80,17 @@ function(tapir_cuda_link target)
     list(APPEND _flags -Werror=all-warnings -Xcompiler=-Werror)
   endif()
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${_flags}>")
+  # NCCL, for GPUs summing gradients over MPI ranks (engine/cuda/nccl_library.cu):
+  # its header is needed to build, its library is opened on first use.
+  if(TAPIR_MPI_ENABLED)
+    find_path(TAPIR_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    if(TAPIR_NCCL_INCLUDE_DIR)
+      target_include_directories(${target} PRIVATE ${TAPIR_NCCL_INCLUDE_DIR})
+      target_compile_definitions(${target} PRIVATE TAPIR_HAS_NCCL=1
+                                                   TAPIR_NCCL_SONAME="libnccl.so.2")
+      message(STATUS "tapir: NCCL on (${TAPIR_NCCL_INCLUDE_DIR}/nccl.h, opened on first use)")
+    else()
+      message(STATUS "tapir: NCCL off (no nccl.h)")
+    endif()
+  endif()
 endfunction()

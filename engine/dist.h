@@ -21,8 +21,9 @@ void init(int& argc, char**& argv);
 // Ends MPI at a normal exit (every rank must get here); nothing without it.
 void finalize();
 
-int rank();  // 0 without MPI
-int size();  // 1 without MPI
+int rank();        // 0 without MPI
+int size();        // 1 without MPI
+int local_rank();  // among the ranks on this machine (picks its GPU); 0 without MPI
 inline bool is_root() {
   return rank() == 0;
 }

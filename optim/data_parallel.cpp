@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/cuda/runtime.h"
+#include "engine/dispatch.h"
 #include "engine/dist.h"
 #include "engine/threads.h"
 
@@ -48,7 +50,44 @@ double take_rank_rows(const Batch& whole, Batch& mine) {
   return total > 0 ? mask_sum(mine.mask) / total : 0.0;
 }
 
+namespace {
+
+// On cuda: the same buffer on the device, summed by NCCL (its order).
+double sum_over_ranks_on_device(const std::vector<Parameter*>& params, double share, double loss) {
+  int64_t total = 1;  // the loss
+  for (const Parameter* p : params)
+    if (!p->frozen && p->tensor().has_grad()) total += p->tensor().numel();
+  const HeapTensor flat(Shape({total}), DType::f32, false, Device::cuda);
+  float* f = flat.view().data<float>();
+  const float scale = static_cast<float>(share);
+  int64_t at = 0;
+  for (const Parameter* p : params) {
+    if (p->frozen || !p->tensor().has_grad()) continue;
+    const Tensor t = p->tensor();
+    TAPIR_KERNEL(Device::cuda, affine_forward<float>, t.grad<float>(), t.numel(), scale, 0.0f,
+                 f + at);
+    at += t.numel();
+  }
+  const float scaled_loss = static_cast<float>(share * loss);
+  cuda::copy_to_device(f + at, &scaled_loss, sizeof(float));
+  cuda::sum_over_ranks_nccl(f, total);
+  at = 0;
+  for (const Parameter* p : params) {
+    if (p->frozen || !p->tensor().has_grad()) continue;
+    const Tensor t = p->tensor();
+    cuda::copy_device(t.grad<float>(), f + at, t.nbytes());
+    at += t.numel();
+  }
+  float summed = 0;
+  cuda::copy_to_host(&summed, f + at, sizeof(float));
+  return summed;
+}
+
+}  // namespace
+
 double sum_over_ranks(const std::vector<Parameter*>& params, double share, double loss) {
+  if (!params.empty() && params.front()->tensor().device() == Device::cuda)
+    return sum_over_ranks_on_device(params, share, loss);
   // One buffer: every trained gradient, then share * loss.
   thread_local std::vector<float> flat;
   flat.clear();

@@ -7,8 +7,8 @@
 // the same on every rank; the optimizer step that follows is then the same
 // everywhere, so the ranks' parameters never drift apart. Against one
 // process with the same batch the sums run in another order: the losses
-// agree to rounding (tests/test_distributed.sh checks 1e-5 over 50 steps),
-// not bit for bit.
+// agree to rounding (tests/distributed_commands.sh checks 1e-5 over 50
+// steps), not bit for bit.
 #pragma once
 #include <vector>
 
@@ -25,7 +25,8 @@ double take_rank_rows(const Batch& whole, Batch& mine);
 
 // Scales each parameter's gradient by `share`, then sums the ranks'
 // gradients and their share * loss in rank order; every rank gets the sums.
-// Returns the whole batch's loss. Parameters on the cpu only.
+// Returns the whole batch's loss. On cuda the sum goes through NCCL
+// (engine/cuda/runtime.h): the same on every rank, in NCCL's order.
 double sum_over_ranks(const std::vector<Parameter*>& params, double share, double loss);
 
 }  // namespace tapir

@@ -7,6 +7,7 @@
 
 #include "autograd/ops.h"
 #include "engine/clock.h"
+#include "engine/cuda/runtime.h"
 #include "engine/dist.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
@@ -64,8 +65,9 @@ Tensor Trainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
 
 void Trainer::set_data_parallel(bool on) {
   if (on && dist::distributed()) {
-    TAPIR_CHECK(run_.config.device == Device::cpu,
-                "data-parallel training under MPI runs on the cpu (--device cpu)");
+    TAPIR_CHECK(run_.config.device == Device::cpu || cuda::nccl_built(),
+                "data-parallel training on cuda sums the gradients through NCCL, and this "
+                "build has none (it needs CUDA, MPI and NCCL's nccl.h); use --device cpu");
     TAPIR_CHECK(!run_.config.constraint.enabled(),
                 "data-parallel training under MPI does not take --constraint (each rank would "
                 "update the dual variables from its own rows); run constrained training as one "

@@ -1,6 +1,6 @@
 // The CUDA runtime around the kernels: its answers without a GPU (or
-// without CUDA at all), cuBLAS opened on first use rather than at start-up,
-// and the caching allocator's reuse of freed blocks. The allocator case
+// without CUDA at all), cuBLAS and NCCL opened on first use rather than at
+// start-up, and the caching allocator's reuse of freed blocks. The allocator case
 // skips, with a message, when no GPU can be used.
 #include <doctest/doctest.h>
 
@@ -54,6 +54,16 @@ TEST_CASE("cuBLAS is opened on first use, not when the program starts") {
   CHECK_THROWS_WITH(gpu::load_cublas(), "tapir was built without CUDA");
   CHECK_FALSE(library_mapped("libcublas"));
 #endif
+}
+
+TEST_CASE("NCCL is opened on first use, with every function tapir calls") {
+  if (!gpu::nccl_built()) {
+    CHECK_THROWS_AS(gpu::load_nccl(), tapir::Error);
+    return;
+  }
+  CHECK_FALSE(library_mapped("libnccl"));
+  gpu::load_nccl();  // binds ncclGetUniqueId, ncclCommInitRank, ncclAllReduce, ...
+  CHECK(library_mapped("libnccl.so"));
 }
 
 #if defined(TAPIR_HAS_CUDA)

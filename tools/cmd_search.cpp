@@ -128,6 +128,7 @@ Command add_search_command(CLI::App& app) {
                       " is not one (no search.json); choose another --out or remove it "
                       "yourself");
         }
+        dist::barrier();  // every rank has looked before rank 0 changes the folder
         const auto lock = lock_for_job(o->out, "search folder");
         if (existed && dist::is_root())
           for (const fs::directory_entry& e : fs::directory_iterator(o->out))

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "engine/cuda/common.cuh"
+#include "engine/dist.h"
 
 namespace tapir::cuda {
 
@@ -102,6 +103,12 @@ cudaStream_t stream() {
   Context& c = context();
   if (!c.stream) {
     if (!cuda_available()) fail("CUDA is not available: ", device_description());
+    // One GPU per rank of an MPI job on this machine, before any other use.
+    if (dist::size() > 1) {
+      int count = 0;
+      TAPIR_CUDA_CHECK(cudaGetDeviceCount(&count));
+      TAPIR_CUDA_CHECK(cudaSetDevice(dist::local_rank() % count));
+    }
     TAPIR_CUDA_CHECK(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
   }
   return c.stream;

@@ -6,6 +6,7 @@
 // "tapir was built without CUDA", so callers need no #if.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace tapir::cuda {
@@ -36,6 +37,19 @@ void memset_device(void* dst_device, int value, size_t bytes);
 // that a program that never uses the GPU does not load it. Fails naming the
 // library when it cannot be loaded. Needs no GPU.
 void load_cublas();
+
+// Sums n floats at `data` (device memory) over the ranks of the MPI job
+// (engine/dist.h), in place, through NCCL: every rank gets the same sums, in
+// the order NCCL adds them. NCCL is opened on first use (like cuBLAS) and
+// the ranks' communicator set up then, its id sent over MPI. Under several
+// ranks each process uses GPU (local rank mod the GPUs on its machine),
+// chosen when it first touches the GPU. Fails with one line without NCCL.
+void sum_over_ranks_nccl(float* data, int64_t n);
+// Whether this build can do that (CUDA, MPI and NCCL's header were found).
+bool nccl_built();
+// Opens NCCL now and finds its functions (no GPU needed); fails naming the
+// library, or without NCCL in the build.
+void load_nccl();
 
 // Waits for all work on tapir's stream; fails with the CUDA error of any
 // kernel that failed since the last check.

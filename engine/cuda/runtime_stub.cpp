@@ -49,5 +49,14 @@ void load_cublas() {
 void synchronize() {
   fail(kNoCuda);
 }
+void sum_over_ranks_nccl(float*, int64_t) {
+  fail(kNoCuda);
+}
+bool nccl_built() {
+  return false;
+}
+void load_nccl() {
+  fail(kNoCuda);
+}
 
 }  // namespace tapir::cuda

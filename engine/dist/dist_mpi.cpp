@@ -14,7 +14,7 @@ namespace tapir::dist {
 namespace {
 
 bool g_started = false;
-int g_rank = 0, g_size = 1;
+int g_rank = 0, g_size = 1, g_local_rank = 0;
 
 bool launched_by_mpi() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
@@ -60,6 +60,12 @@ void init(int& argc, char**& argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  // The ranks that share this machine (and its GPUs).
+  MPI_Comm local;
+  TAPIR_MPI_CHECK(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &local));
+  MPI_Comm_rank(local, &g_local_rank);
+  MPI_Comm_free(&local);
 }
 
 void finalize() {
@@ -73,6 +79,9 @@ int rank() {
 }
 int size() {
   return g_size;
+}
+int local_rank() {
+  return g_local_rank;
 }
 
 void abort_job(const std::string& message) {
