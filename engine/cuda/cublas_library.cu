@@ -9,55 +9,25 @@
 // mismatch with the header is a compile error, and the names are the
 // versioned ones the header's macros expand to (cublasSgemm is
 // cublasSgemm_v2).
-#include <dlfcn.h>
-
-#include <mutex>
-#include <string>
-
 #include "engine/cuda/common.cuh"
+#include "engine/cuda/toolkit_library.h"
 
 namespace tapir::cuda {
 
 namespace {
 
-// Found by the dynamic loader's usual search (this program's run path,
-// LD_LIBRARY_PATH, /etc/ld.so.conf), then in the toolkit's library folder
-// that the build used.
-void* open_library(std::string& why) {
-  void* handle = dlopen(TAPIR_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (handle) return handle;
-  why = dlerror();
-  const std::string in_toolkit = std::string(TAPIR_CUDA_LIBRARY_DIR) + "/" + TAPIR_CUBLAS_SONAME;
-  handle = dlopen(in_toolkit.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) why += std::string("; ") + dlerror();
-  return handle;
-}
-
-template <typename F>
-void bind(void* library, const char* name, F& function) {
-  dlerror();
-  void* symbol = dlsym(library, name);
-  if (!symbol)
-    fail("cuBLAS (", TAPIR_CUBLAS_SONAME, ") has no function ", name,
-         ": it is not the version tapir was built with");
-  function = reinterpret_cast<F>(symbol);
-}
-
 Cublas load() {
-  std::string why;
-  void* library = open_library(why);
-  if (!library)
-    fail("cannot load cuBLAS (", TAPIR_CUBLAS_SONAME, "), which --device cuda needs: ", why);
+  const ToolkitLibrary library("cuBLAS", TAPIR_CUBLAS_SONAME, "which --device cuda needs");
   Cublas c;
-  bind(library, "cublasCreate_v2", c.create);
-  bind(library, "cublasSetStream_v2", c.set_stream);
-  bind(library, "cublasSetMathMode", c.set_math_mode);
-  bind(library, "cublasGetStatusString", c.status_string);
-  bind(library, "cublasSgemm_v2", c.sgemm);
-  bind(library, "cublasDgemm_v2", c.dgemm);
-  bind(library, "cublasSgemmStridedBatched", c.sgemm_strided_batched);
-  bind(library, "cublasDgemmStridedBatched", c.dgemm_strided_batched);
-  return c;  // the library stays open for the life of the process
+  library.bind("cublasCreate_v2", c.create);
+  library.bind("cublasSetStream_v2", c.set_stream);
+  library.bind("cublasSetMathMode", c.set_math_mode);
+  library.bind("cublasGetStatusString", c.status_string);
+  library.bind("cublasSgemm_v2", c.sgemm);
+  library.bind("cublasDgemm_v2", c.dgemm);
+  library.bind("cublasSgemmStridedBatched", c.sgemm_strided_batched);
+  library.bind("cublasDgemmStridedBatched", c.dgemm_strided_batched);
+  return c;
 }
 
 }  // namespace

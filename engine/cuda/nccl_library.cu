@@ -7,10 +7,10 @@
 // (engine/dist.h), then each joins with its rank.
 #include "engine/cuda/common.cuh"
 #include "engine/cuda/runtime.h"
+#include "engine/cuda/toolkit_library.h"
 #include "engine/dist.h"
 
 #if TAPIR_HAS_NCCL
-#include <dlfcn.h>
 #include <nccl.h>
 
 #include <cstring>
@@ -31,30 +31,15 @@ struct Nccl {
   decltype(&ncclGetErrorString) error_string = nullptr;
 };
 
-template <typename F>
-void bind(void* library, const char* name, F& function) {
-  void* symbol = dlsym(library, name);
-  if (!symbol)
-    fail("NCCL (", TAPIR_NCCL_SONAME, ") has no function ", name,
-         ": it is not the version tapir was built with");
-  function = reinterpret_cast<F>(symbol);
-}
-
 Nccl load() {
-  void* library = dlopen(TAPIR_NCCL_SONAME, RTLD_NOW | RTLD_LOCAL);
-  std::string why;
-  if (!library) {
-    why = dlerror();
-    const std::string in_toolkit = std::string(TAPIR_CUDA_LIBRARY_DIR) + "/" + TAPIR_NCCL_SONAME;
-    library = dlopen(in_toolkit.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library) fail("cannot load NCCL (", TAPIR_NCCL_SONAME, "): ", why, "; ", dlerror());
-  }
+  const ToolkitLibrary library("NCCL", TAPIR_NCCL_SONAME,
+                               "which --device cuda needs on several MPI ranks");
   Nccl n;
-  bind(library, "ncclGetUniqueId", n.get_unique_id);
-  bind(library, "ncclCommInitRank", n.comm_init_rank);
-  bind(library, "ncclAllReduce", n.all_reduce);
-  bind(library, "ncclGetErrorString", n.error_string);
-  return n;  // the library stays open for the life of the process
+  library.bind("ncclGetUniqueId", n.get_unique_id);
+  library.bind("ncclCommInitRank", n.comm_init_rank);
+  library.bind("ncclAllReduce", n.all_reduce);
+  library.bind("ncclGetErrorString", n.error_string);
+  return n;
 }
 
 const Nccl& nccl() {
