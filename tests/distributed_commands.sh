@@ -3,7 +3,7 @@
 # against one process (docs/distributed.md):
 #   - search: the architecture file, the search's log and every model's
 #     metrics bit for bit those of one process (same --threads), also
-#     after a stop and a resume on two ranks;
+#     after a stop and a resume on two ranks, or on one process;
 #   - train, data parallel: every evaluation's loss within 1e-5 (relative)
 #     of one process with the same global batch over 50 steps; a run
 #     stopped and resumed on two ranks continues bit for bit;
@@ -80,6 +80,11 @@ timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${search[@]}" --search-steps 20 --out
 timeout 600 "${mpirun[@]}" -np 2 "$tapir" search --resume s-res --search-steps 30 --quiet
 cmp s-one/arch.safetensors s-res/arch.safetensors || fail "the resumed search differs"
 cmp s-one/search.jsonl s-res/search.jsonl || fail "the resumed search's log differs"
+
+echo "== search: stopped on two ranks, resumed on one process"
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${search[@]}" --search-steps 20 --out s-one-more
+"$tapir" search --resume s-one-more --search-steps 30 --quiet
+cmp s-one/arch.safetensors s-one-more/arch.safetensors || fail "resumed on one process, it differs"
 
 compare=(compare --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --steps 40
   --eval-every 20 --eval-limit 256 --threads 1 --seeds 2 --variant baseline --variant pos=alibi --quiet)
