@@ -34,11 +34,12 @@ std::string command_line(int argc, char** argv) {
 }
 
 // Under mpirun with several ranks a failure on one rank ends the whole job
-// (engine/dist.h), so that no rank waits for it; a single process returns.
-int failed(const std::string& message) {
+// (engine/dist.h), so that no rank waits for it; a single process returns
+// `code`.
+int failed(const std::string& message, int code = 1) {
   if (tapir::dist::distributed()) tapir::dist::abort_job(message);
   std::fprintf(stderr, "tapir: %s\n", message.c_str());
-  return 1;
+  return code;
 }
 
 int run(int argc, char** argv) {
@@ -69,12 +70,12 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ConfigError& e) {
-    return failed(tapir::config_file_error(app, e));
+    return failed(tapir::config_file_error(app, e), e.get_exit_code());
   } catch (const CLI::ParseError& e) {
     // A bad value read from the --config file names the file.
     const std::string from_file =
         tapir::config_value_error(app, std::vector<std::string>(argv + 1, argv + argc), e);
-    if (!from_file.empty()) return failed(from_file);
+    if (!from_file.empty()) return failed(from_file, e.get_exit_code());
     if (e.get_exit_code() != 0 && tapir::dist::distributed()) return failed(e.what());
     return app.exit(e);  // --help prints and exits 0
   }
