@@ -20,6 +20,9 @@ struct Parameter {
   bool frozen = false;  // excluded from training (no gradient is kept)
 
   Tensor tensor() const { return value.view(); }
+  // Trained and holding a gradient buffer: what clipping and the sums over
+  // ranks of data-parallel training read.
+  bool has_gradient() const { return !frozen && tensor().has_grad(); }
   // A frozen parameter keeps its values but records no gradient.
   void set_frozen(bool on) {
     frozen = on;

@@ -6,16 +6,10 @@
 
 namespace tapir {
 
-namespace {
-bool has_gradient(const Parameter* p) {
-  return !p->frozen && p->tensor().has_grad();
-}
-}  // namespace
-
 double global_grad_norm(const std::vector<Parameter*>& params) {
   double sum = 0.0;
   for (const Parameter* p : params) {
-    if (!has_gradient(p)) continue;
+    if (!p->has_gradient()) continue;
     const Tensor t = p->tensor();
     sum += TAPIR_KERNEL(t.device(), sum_of_squares, t.grad<float>(), t.numel());
   }
@@ -27,7 +21,7 @@ double clip_grad_norm(const std::vector<Parameter*>& params, double max_norm) {
   if (max_norm <= 0.0 || !(norm > max_norm)) return norm;
   const float scale = static_cast<float>(max_norm / (norm + 1e-6));
   for (const Parameter* p : params) {
-    if (!has_gradient(p)) continue;
+    if (!p->has_gradient()) continue;
     const Tensor t = p->tensor();
     float* g = t.grad<float>();
     TAPIR_KERNEL(t.device(), affine_forward<float>, g, t.numel(), scale, 0.0f, g);

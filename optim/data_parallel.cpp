@@ -52,29 +52,30 @@ double take_rank_rows(const Batch& whole, Batch& mine) {
 
 namespace {
 
-// On cuda: the same buffer on the device, summed by NCCL (its order).
-double sum_over_ranks_on_device(const std::vector<Parameter*>& params, double share, double loss) {
-  int64_t total = 1;  // the loss
+// The gradients the ranks sum, in the same order on every rank.
+std::vector<Tensor> gradient_holders(const std::vector<Parameter*>& params) {
+  std::vector<Tensor> out;
   for (const Parameter* p : params)
-    if (!p->frozen && p->tensor().has_grad()) total += p->tensor().numel();
+    if (p->has_gradient()) out.push_back(p->tensor());
+  return out;
+}
+
+// On cuda: the same buffer on the device, summed by NCCL (its order).
+double sum_on_device(const std::vector<Tensor>& trained, float scale, float scaled_loss) {
+  int64_t total = 1;  // the loss
+  for (const Tensor& t : trained) total += t.numel();
   const HeapTensor flat(Shape({total}), DType::f32, false, Device::cuda);
   float* f = flat.view().data<float>();
-  const float scale = static_cast<float>(share);
   int64_t at = 0;
-  for (const Parameter* p : params) {
-    if (p->frozen || !p->tensor().has_grad()) continue;
-    const Tensor t = p->tensor();
+  for (const Tensor& t : trained) {
     TAPIR_KERNEL(Device::cuda, affine_forward<float>, t.grad<float>(), t.numel(), scale, 0.0f,
                  f + at);
     at += t.numel();
   }
-  const float scaled_loss = static_cast<float>(share * loss);
   cuda::copy_to_device(f + at, &scaled_loss, sizeof(float));
   cuda::sum_over_ranks_nccl(f, total);
   at = 0;
-  for (const Parameter* p : params) {
-    if (p->frozen || !p->tensor().has_grad()) continue;
-    const Tensor t = p->tensor();
+  for (const Tensor& t : trained) {
     cuda::copy_device(t.grad<float>(), f + at, t.nbytes());
     at += t.numel();
   }
@@ -86,29 +87,26 @@ double sum_over_ranks_on_device(const std::vector<Parameter*>& params, double sh
 }  // namespace
 
 double sum_over_ranks(const std::vector<Parameter*>& params, double share, double loss) {
-  if (!params.empty() && params.front()->tensor().device() == Device::cuda)
-    return sum_over_ranks_on_device(params, share, loss);
+  const std::vector<Tensor> trained = gradient_holders(params);
+  const float scale = static_cast<float>(share);
+  const float scaled_loss = static_cast<float>(share * loss);
+  if (!trained.empty() && trained.front().device() == Device::cuda)
+    return sum_on_device(trained, scale, scaled_loss);
   // One buffer: every trained gradient, then share * loss.
   thread_local std::vector<float> flat;
   flat.clear();
-  const float scale = static_cast<float>(share);
-  for (const Parameter* p : params) {
-    if (p->frozen || !p->tensor().has_grad()) continue;
-    const Tensor t = p->tensor();
+  for (const Tensor& t : trained) {
     const float* g = t.host_grad<float>();
     for (int64_t i = 0; i < t.numel(); ++i) flat.push_back(g[i] * scale);
   }
-  const size_t grads = flat.size();
-  flat.push_back(static_cast<float>(share * loss));
+  flat.push_back(scaled_loss);
   dist::sum_in_rank_order(flat.data(), static_cast<int64_t>(flat.size()));
   size_t at = 0;
-  for (const Parameter* p : params) {
-    if (p->frozen || !p->tensor().has_grad()) continue;
-    const Tensor t = p->tensor();
+  for (const Tensor& t : trained) {
     std::copy_n(flat.data() + at, t.numel(), t.host_grad<float>());
     at += static_cast<size_t>(t.numel());
   }
-  return flat[grads];
+  return flat.back();
 }
 
 }  // namespace tapir
