@@ -160,6 +160,16 @@ int64_t Search::member_steps(int m) const {
   return std::max<int64_t>(0, step_ - members_[static_cast<size_t>(m)].start);
 }
 
+Search::ModelLists Search::models_with_steps(int64_t min_steps) const {
+  ModelLists lists;
+  for (int m = 0; m < config_.models; ++m)
+    if (active(m) && member_steps(m) >= min_steps) {
+      lists.all.push_back(m);
+      if (owns(m)) lists.mine.push_back(m);
+    }
+  return lists;
+}
+
 void Search::write_config() const {
   write_file_atomic((fs::path(out_dir_) / kConfig).string(), to_json(config_.to_json(), 2) + "\n");
 }
@@ -313,12 +323,7 @@ void Search::add_smoothness_gradient() {
 
 void Search::step() {
   for (auto& p : shared_) p->value.zero_grad();
-  std::vector<int> models, mine;
-  for (int m = 0; m < config_.models; ++m)
-    if (active(m)) {
-      models.push_back(m);
-      if (owns(m)) mine.push_back(m);
-    }
+  const auto [models, mine] = models_with_steps(0);
   std::vector<double> losses(static_cast<size_t>(config_.models), 0.0);
   for_models(mine, [&](int m) {
     losses[static_cast<size_t>(m)] = arch_gradient(m);
@@ -427,12 +432,7 @@ void Search::run(const Events& events) {
     const bool evaluate = step_ % config_.base.eval_every == 0 || last;
     double mean_accuracy = 0;
     if (evaluate) {
-      std::vector<int> models, mine;
-      for (int m = 0; m < config_.models; ++m)
-        if (active(m) && member_steps(m) > 0) {
-          models.push_back(m);
-          if (owns(m)) mine.push_back(m);
-        }
+      const auto [models, mine] = models_with_steps(1);  // the models that have trained
       std::vector<double> accuracy(static_cast<size_t>(config_.models), 0.0);
       for_models(mine, [&](int m) {
         Member& member = members_[static_cast<size_t>(m)];

@@ -173,6 +173,12 @@ class Search {
   bool writes_shared() const;  // this process writes the search's own files
   // Steps model m has taken in its current generation.
   int64_t member_steps(int m) const;
+  // The active models with at least min_steps steps taken, in order, and
+  // those of them this process steps.
+  struct ModelLists {
+    std::vector<int> all, mine;
+  };
+  ModelLists models_with_steps(int64_t min_steps) const;
   // Over ranks: each model's D_arch loss and gradient (losses[m],
   // arch_grad) from the rank that computed it, for every model in `models`.
   void share_arch_gradients(const std::vector<int>& models, std::vector<double>& losses);

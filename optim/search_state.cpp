@@ -112,7 +112,7 @@ void Search::restore_state(const SafeTensorsFile& file, const std::string& path)
     TAPIR_CHECK(member.start == start && (member.generation == 0 || start <= step_), path,
                 ": metadata '", prefix, "start' is ", member.start, ", expected ", start,
                 " for generation ", member.generation);
-    const int64_t expected = std::max<int64_t>(0, step_ - member.start);
+    const int64_t expected = member_steps(m);
     TAPIR_CHECK(member.trainer->step() == expected, path, ": metadata '", prefix, "step' is ",
                 member.trainer->step(), ", expected ", expected, " (search step ", step_,
                 ", model start ", member.start, ")");
