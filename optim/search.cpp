@@ -62,6 +62,7 @@ Json SearchConfig::to_json() const {
   o.set("eps", arch_optimizer.eps);
   j.set("arch_optimizer", o);
   j.set("arch_grad", arch_grad_mean ? "mean" : "sum");
+  j.set("arch_split", name_of(arch_split));
   j.set("smoothness", smoothness);
   j.set("amplitude", amplitude);
   j.set("arch_batch", arch_batch);
@@ -85,6 +86,7 @@ SearchConfig SearchConfig::from_json(const Json& j) {
       o.required("eps", c.arch_optimizer.eps);
     });
     f.required("arch_grad", arch_grad);
+    f.optional("arch_split", c.arch_split);  // absent before it existed: the arch split
     f.required("smoothness", c.smoothness);
     f.required("amplitude", c.amplitude);
     f.required("arch_batch", c.arch_batch);
@@ -242,7 +244,7 @@ double Search::arch_gradient(int model) {
     s->values().value.zero_grad();
   }
   Batch batch;
-  trainer.task().sample("arch", config_.arch_batch, member.arch_rng, batch);
+  trainer.task().sample(name_of(config_.arch_split), config_.arch_batch, member.arch_rng, batch);
   const BatchTensors t = to_tensors(batch, trainer.device());
   Tensor loss = task_loss(trainer.model().forward(t.inputs), t.targets, t.mask);
   const double value = loss.item();
@@ -388,7 +390,12 @@ std::string SearchOutcome::verdict() const {
                   "the models reached mean test accuracy %.4f after %lld steps (%.4f untrained; "
                   "largest |knot| %.3g)",
                   final_accuracy, static_cast<long long>(steps), untrained_accuracy, knot_abs_max);
-  return buf;
+  std::string line = buf;
+  if (model0_accuracy >= 0) {
+    std::snprintf(buf, sizeof buf, "; model 0 ended at %.4f", model0_accuracy);
+    line += buf;
+  }
+  return line;
 }
 
 Json SearchOutcome::to_json() const {
@@ -397,6 +404,7 @@ Json SearchOutcome::to_json() const {
   j.set("untrained_mean_test_accuracy", untrained_accuracy);
   j.set("final_mean_test_accuracy", final_accuracy);
   j.set("knot_abs_max", knot_abs_max);
+  if (model0_accuracy >= 0) j.set("model0_test_accuracy", model0_accuracy);
   j.set("near_chance", near_chance());
   return j;
 }
@@ -408,6 +416,7 @@ SearchOutcome SearchOutcome::from_json(const Json& j) {
     f.required("untrained_mean_test_accuracy", o.untrained_accuracy);
     f.required("final_mean_test_accuracy", o.final_accuracy);
     f.required("knot_abs_max", o.knot_abs_max);
+    f.optional("model0_test_accuracy", o.model0_accuracy);
     bool near_chance = false;  // written for readers of the file; follows from the above
     f.optional("near_chance", near_chance);
   });
@@ -446,6 +455,7 @@ void Search::run(const Events& events) {
       const int counted = static_cast<int>(models.size());
       mean_accuracy = counted ? total / counted : 0;
       outcome_.final_accuracy = mean_accuracy;
+      if (!models.empty() && models.front() == 0) outcome_.model0_accuracy = accuracy.front();
       if (writes_shared()) {
         Json line = Json::object();
         line.set("step", step_);

@@ -80,6 +80,8 @@ void Search::add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes,
                    {step_, wall_offset_ + now_seconds() - wall_start_}, host, writes, meta);
   meta.push_back({"untrained_accuracy", accuracy_text(outcome_.untrained_accuracy)});
   meta.push_back({"final_accuracy", accuracy_text(outcome_.final_accuracy)});
+  if (outcome_.model0_accuracy >= 0)
+    meta.push_back({"model0_accuracy", accuracy_text(outcome_.model0_accuracy)});
   for (int m = 0; m < config_.models; ++m) {
     const Member& member = members_[static_cast<size_t>(m)];
     const std::string prefix = member_prefix(m);
@@ -97,6 +99,10 @@ void Search::restore_state(const SafeTensorsFile& file, const std::string& path)
   wall_offset_ = clock.wall_s;
   outcome_.untrained_accuracy = metadata_accuracy(file, path, "untrained_accuracy");
   outcome_.final_accuracy = metadata_accuracy(file, path, "final_accuracy");
+  // Absent until model 0 has been evaluated (or in files written before it was kept).
+  outcome_.model0_accuracy = file.metadata_value("model0_accuracy").empty()
+                                 ? -1
+                                 : metadata_accuracy(file, path, "model0_accuracy");
   for (int m = 0; m < config_.models; ++m) {
     Member& member = members_[static_cast<size_t>(m)];
     const std::string prefix = member_prefix(m);

@@ -8,10 +8,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "autograd/tape.h"
 #include "engine/file_io.h"
 #include "engine/json.h"
 #include "engine/threads.h"
+#include "optim/batch.h"
 #include "optim/search.h"
+#include "optim/task_loss.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -186,12 +189,71 @@ TEST_CASE("a search's verdict: near chance when the models gained under a tenth 
   CHECK(back.untrained_accuracy == o.untrained_accuracy);
   CHECK(back.final_accuracy == o.final_accuracy);
   CHECK(back.knot_abs_max == 34);
+  CHECK(back.model0_accuracy == -1);  // not recorded: absent from the JSON
+  CHECK(o.to_json().find("model0_test_accuracy") == nullptr);
+  o.model0_accuracy = 0.5;
+  CHECK(SearchOutcome::from_json(o.to_json()).model0_accuracy == 0.5);
+  CHECK(o.verdict().find("; model 0 ended at 0.5000") != std::string::npos);
   Json extra = o.to_json();
   extra.set("knot_max", 3.0);
   CHECK_THROWS_WITH_AS(SearchOutcome::from_json(extra),
                        "JSON: unknown key 'knot_max' (known: steps, untrained_mean_test_accuracy, "
-                       "final_mean_test_accuracy, knot_abs_max, near_chance)",
+                       "final_mean_test_accuracy, knot_abs_max, model0_test_accuracy, "
+                       "near_chance)",
                        Error);
+}
+
+TEST_CASE("--arch-split chooses the split of the D_arch batches: arch (held out) or train") {
+  for (const ArchSplit split : {ArchSplit::arch, ArchSplit::train}) {
+    CAPTURE(name_of(split));
+    SearchConfig c = small_search();
+    c.arch_split = split;
+    Search search(c, "");
+    // What model 0 scores on the first batch of its D_arch stream, drawn
+    // from the named split with the stream's own seed.
+    Batch batch;
+    Rng rng(c.base.seed, 2);
+    search.trainer(0).task().sample(name_of(split), search.config().arch_batch, rng, batch);
+    double expected = 0;
+    {
+      NoGrad no_grad;
+      const BatchTensors t = to_tensors(batch);
+      expected = task_loss(search.trainer(0).model().forward(t.inputs), t.targets, t.mask).item();
+      reset_step();
+    }
+    CHECK(search.arch_backward(0) == expected);
+  }
+  // The two splits hold different examples, so the two first batches differ.
+  SearchConfig a = small_search(), t = small_search();
+  t.arch_split = ArchSplit::train;
+  Search sa(a, ""), st(t, "");
+  CHECK(sa.arch_backward(0) != st.arch_backward(0));
+  // Recorded in search.json; a search.json from before the option reads as arch.
+  CHECK(SearchConfig::from_json(t.to_json()).arch_split == ArchSplit::train);
+  const Json now = a.to_json();
+  Json old = Json::object();
+  for (const auto& [key, value] : now.as_object())
+    if (key != "arch_split") old.set(key, value);
+  CHECK(SearchConfig::from_json(old).arch_split == ArchSplit::arch);
+}
+
+TEST_CASE("a search records model 0's last test accuracy beside the models' mean") {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapir_search_model0_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Search search(small_search(), dir.string());
+  search.run();
+  const SearchOutcome stored =
+      read_json_file((dir / "search_result.json").string(), SearchOutcome::from_json);
+  // Model 0's last line in its own metrics is the accuracy recorded.
+  double last = -1;
+  read_json_lines((dir / "models" / "model-0" / "metrics.jsonl").string(), [&](const Json& j) {
+    const Json* split = j.find("split");
+    if (split && split->as_string() == "test") last = j.at("accuracy").as_double();
+  });
+  CHECK(last >= 0);
+  CHECK(stored.model0_accuracy == last);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("a search whose models cannot learn records that they ended near chance") {

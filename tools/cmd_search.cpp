@@ -69,6 +69,10 @@ Command add_search_command(CLI::App& app) {
       ->group(g)
       ->check(CLI::IsMember({"sum", "mean"}))
       ->capture_default_str();
+  add_name_option(*cmd, "--arch-split", s.arch_split,
+                  "Split of the D_arch batches (train: the weights' own data, as the authors' "
+                  "code)")
+      ->group(g);
   cmd->add_option("--smoothness", s.smoothness, "Penalty on squared second differences of knots")
       ->group(g)
       ->capture_default_str();
