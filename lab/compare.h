@@ -142,4 +142,17 @@ std::string compare_table_markdown(const std::vector<VariantResult>& results,
 std::string compare_json(const std::vector<VariantResult>& results,
                          const std::vector<double>& thresholds);
 
+// Whether a variant reaches the headline (first split, first threshold)
+// sooner than the variant named "baseline", decided on the medians of steps
+// to the threshold over seeds ("never" counting as +infinity): faster at
+// most 0.9 times the baseline's, slower at least 1.1 times (or never where
+// the baseline got there), otherwise no faster (within 10%, or neither got
+// there).
+enum class Verdict { faster, no_faster, slower };
+Verdict compare_verdict(double variant_median, double baseline_median);
+// One line per variant other than "baseline" (none without a baseline), e.g.
+// "verdict: arch:s/arch.safetensors is faster than baseline: median steps to
+// 0.90 on test 400 against 800 (never: 0 of 5 against 0 of 5)".
+std::vector<std::string> compare_verdict_lines(const std::vector<VariantResult>& results);
+
 }  // namespace tapir

@@ -178,7 +178,42 @@ std::string compare_table_markdown(const std::vector<VariantResult>& results,
     out += split_table(results, splits[k], thresholds);
     out += groups_table(results, splits[k]);
   }
+  const std::vector<std::string> verdicts = compare_verdict_lines(results);
+  if (!verdicts.empty()) out += "\n";
+  for (const std::string& line : verdicts) out += line + "\n";
   return out;
+}
+
+Verdict compare_verdict(double variant_median, double baseline_median) {
+  if (variant_median == kNever && baseline_median == kNever) return Verdict::no_faster;
+  if (variant_median <= 0.9 * baseline_median) return Verdict::faster;
+  if (variant_median >= 1.1 * baseline_median) return Verdict::slower;
+  return Verdict::no_faster;
+}
+
+std::vector<std::string> compare_verdict_lines(const std::vector<VariantResult>& results) {
+  const auto base = std::find_if(results.begin(), results.end(), [](const VariantResult& r) {
+    return r.variant.name == "baseline";
+  });
+  std::vector<std::string> lines;
+  if (base == results.end()) return lines;
+  const Spread& b = base->first().steps.front();
+  for (const VariantResult& r : results) {
+    if (&r == &*base) continue;
+    const Spread& v = r.first().steps.front();
+    static constexpr const char* kWords[] = {"faster than", "no faster than", "slower than"};
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "verdict: %s is %s baseline: median steps to %s on %s %s against %s (never: "
+                  "%d of %d against %d of %d)",
+                  r.variant.name.c_str(),
+                  kWords[static_cast<int>(compare_verdict(v.median, b.median))],
+                  threshold_text(r.thresholds.front()).c_str(), r.first().split.c_str(),
+                  format_steps(v.median).c_str(), format_steps(b.median).c_str(), v.never, v.count,
+                  b.never, b.count);
+    lines.push_back(buf);
+  }
+  return lines;
 }
 
 std::string compare_json(const std::vector<VariantResult>& results,
@@ -229,6 +264,9 @@ std::string compare_json(const std::vector<VariantResult>& results,
     variants.push_back(v);
   }
   root.set("variants", variants);
+  Json verdicts = Json::array();
+  for (const std::string& line : compare_verdict_lines(results)) verdicts.push_back(line);
+  if (verdicts.size() > 0) root.set("verdicts", verdicts);
   return to_json(root, 2) + "\n";
 }
 

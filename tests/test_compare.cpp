@@ -313,6 +313,29 @@ TEST_CASE("one threshold gives the first split's numbers of the several-threshol
         std::string::npos);
 }
 
+TEST_CASE("the verdict against the baseline: faster, no faster or slower on the median steps") {
+  CHECK(compare_verdict(400, 800) == Verdict::faster);
+  CHECK(compare_verdict(700, 800) == Verdict::faster);
+  CHECK(compare_verdict(760, 800) == Verdict::no_faster);
+  CHECK(compare_verdict(1000, 800) == Verdict::slower);
+  CHECK(compare_verdict(kNever, 800) == Verdict::slower);
+  CHECK(compare_verdict(800, kNever) == Verdict::faster);
+  CHECK(compare_verdict(kNever, kNever) == Verdict::no_faster);
+  TempDir tmp;
+  std::vector<VariantResult> results = summarised(tmp, {0.9});
+  CHECK(compare_verdict_lines(results).empty());  // no variant is the baseline
+  CHECK(parse_json(compare_json(results, {0.9})).find("verdicts") == nullptr);
+  results[1].variant.name = "baseline";  // B reaches 0.9 at step 100; A's median is 300
+  const std::vector<std::string> lines = compare_verdict_lines(results);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] ==
+        "verdict: A is slower than baseline: median steps to 0.90 on test 300 against 100 "
+        "(never: 1 of 3 against 0 of 1)");
+  CHECK(compare_table_markdown(results, {0.9}).find(lines[0]) != std::string::npos);
+  CHECK(parse_json(compare_json(results, {0.9})).at("verdicts").as_array()[0].as_string() ==
+        lines[0]);
+}
+
 TEST_CASE("thresholds are a comma list of accuracies in (0, 1], none twice") {
   CHECK(parse_thresholds("0.99") == std::vector<double>{0.99});
   CHECK(parse_thresholds("0.9,0.99,1") == std::vector<double>{0.9, 0.99, 1.0});
