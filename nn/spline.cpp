@@ -1,5 +1,6 @@
 #include "nn/spline.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/ops.h"
@@ -71,6 +72,16 @@ void Spline::reset() {
 
 Tensor Spline::forward(Tensor x) {
   TAPIR_CHECK(rows_ == 1, "a spline with ", rows_, " rows is not an elementwise activation");
+  if (watching_) {
+    const Tensor h = to_host(x);
+    for (int64_t i = 0; i < h.numel(); ++i) {
+      const double v =
+          h.dtype() == DType::f32 ? double(h.host_data<float>()[i]) : h.host_data<double>()[i];
+      if (!seen_any()) seen_lo_ = seen_hi_ = v;
+      seen_lo_ = std::min(seen_lo_, v);
+      seen_hi_ = std::max(seen_hi_, v);
+    }
+  }
   return spline(x, values_->tensor(), config_.grid);
 }
 

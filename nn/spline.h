@@ -59,11 +59,19 @@ class Spline final : public Activation {
   int64_t rows() const { return rows_; }
   // Sets every row's values from the config's init.
   void reset();
+  // While watching (off by default), forward() widens [seen_lo, seen_hi] to
+  // every input it sees: the range a function's inputs visit (fit-poly).
+  void watch_inputs(bool on) { watching_ = on; }
+  bool seen_any() const { return seen_lo_ <= seen_hi_; }
+  double seen_lo() const { return seen_lo_; }
+  double seen_hi() const { return seen_hi_; }
 
  private:
   SplineConfig config_;
   int64_t rows_;
   Parameter* values_;
+  bool watching_ = false;
+  double seen_lo_ = 1, seen_hi_ = 0;  // empty until an input is seen
 };
 
 }  // namespace tapir

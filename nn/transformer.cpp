@@ -32,6 +32,20 @@ void ModelConfig::validate() const {
   TAPIR_CHECK(mlp_ratio >= 1 && mlp_ratio <= 64, "model: mlp ratio must be in [1, 64], got ",
               mlp_ratio);
   mlp_spline.validate("MLP spline");
+  if (mlp_act == MlpAct::poly) {
+    const auto n = static_cast<int64_t>(mlp_poly.size());
+    TAPIR_CHECK(n == 1 || n == layers, "model: mlp act poly needs one polynomial for every block ",
+                "or one per block (", layers, "), got ", n, " (give them with --mlp-poly FILE)");
+    for (int64_t l = 0; l < n; ++l) {
+      const PolyFunction& f = mlp_poly[size_t(l)];
+      f.validate("model: MLP polynomial " + std::to_string(l));
+      TAPIR_CHECK(f.layer == (n == 1 ? -1 : l), "model: MLP polynomial ", l, " is for layer ",
+                  f.layer, ", expected ", n == 1 ? -1 : l);
+    }
+  } else {
+    TAPIR_CHECK(mlp_poly.empty(), "model: MLP polynomials given, but mlp act is '",
+                name_of(mlp_act), "', not poly");
+  }
   attn_spline.validate("attention spline");
   TAPIR_CHECK(!(attn == AttentionKind::feature_spline && pos == Positions::alibi),
               "model: attention feature-spline cannot be combined with positions alibi (linear "
@@ -119,7 +133,10 @@ Tensor Block::forward(Tensor x) {
 }
 
 namespace {
-std::unique_ptr<Activation> make_activation(const ModelConfig& c) {
+// The MLP activation of block l (any block when the activation is shared).
+std::unique_ptr<Activation> make_activation(const ModelConfig& c, int64_t l) {
+  if (c.mlp_act == MlpAct::poly)
+    return std::make_unique<Polynomial>(c.mlp_poly[c.mlp_poly.size() == 1 ? 0 : size_t(l)]);
   if (c.mlp_act == MlpAct::spline) return std::make_unique<Spline>(c.mlp_spline);
   if (c.mlp_act == MlpAct::relu) return std::make_unique<Relu>();
   return std::make_unique<Gelu>();
@@ -166,15 +183,16 @@ Transformer::Transformer(const ModelConfig& config)
   // activation (no parameters) or a shared spline is made once.
   const bool learned_act = config.mlp_act == MlpAct::spline;
   const bool act_per_layer = learned_act && config.mlp_spline.scope == SplineScope::layer;
+  const bool poly_per_layer = config.mlp_act == MlpAct::poly && config.mlp_poly.size() > 1;
   const bool learned_kernel = config.attn != AttentionKind::softmax;
   const bool kernel_per_layer = learned_kernel && config.attn_spline.scope == SplineScope::layer;
   const int64_t kernel_rows = config.score_per_head ? config.heads : 1;
-  if (!act_per_layer) activations_.push_back(make_activation(config));
+  if (!act_per_layer && !poly_per_layer) activations_.push_back(make_activation(config, 0));
   if (learned_kernel && !kernel_per_layer)
     kernels_.push_back(std::make_unique<Spline>(config.attn_spline, kernel_rows));
   for (int64_t l = 0; l < config.layers; ++l) {
     BlockShared shared;
-    if (act_per_layer) activations_.push_back(make_activation(config));
+    if (act_per_layer || poly_per_layer) activations_.push_back(make_activation(config, l));
     shared.act = activations_.back().get();
     shared.act_is_child = act_per_layer;
     if (kernel_per_layer)

@@ -12,20 +12,23 @@
 
 #include "engine/json.h"
 #include "nn/layers.h"
+#include "nn/polynomial.h"
 #include "nn/spline.h"
 
 namespace tapir {
 
 // The closed choices of a model, each read once from its name (engine/names.h).
-enum class MlpAct { gelu, relu, spline };
+enum class MlpAct { gelu, relu, spline, poly };
 enum class AttentionKind { softmax, score_spline, feature_spline };
 enum class Positions { learned, sinusoidal, none, alibi };
 enum class ModelInput { tokens, frames };
 template <>
 struct Names<MlpAct> {
   static constexpr const char* what = "MLP activation";
-  static constexpr std::pair<MlpAct, const char*> table[] = {
-      {MlpAct::gelu, "gelu"}, {MlpAct::relu, "relu"}, {MlpAct::spline, "spline"}};
+  static constexpr std::pair<MlpAct, const char*> table[] = {{MlpAct::gelu, "gelu"},
+                                                             {MlpAct::relu, "relu"},
+                                                             {MlpAct::spline, "spline"},
+                                                             {MlpAct::poly, "poly"}};
 };
 template <>
 struct Names<AttentionKind> {
@@ -67,6 +70,9 @@ struct ModelConfig {
   SplineConfig mlp_spline;
   SplineConfig attn_spline = default_attn_spline();
   bool score_per_head = false;  // score-spline: one g per head
+  // mlp_act = poly: fixed polynomials (nn/polynomial.h), one for every
+  // block (layer -1) or one per block in block order.
+  std::vector<PolyFunction> mlp_poly;
 
   static SplineConfig default_attn_spline();
   // Whether the model has a position table and so a maximum length.
@@ -101,6 +107,7 @@ struct ModelConfig {
     f.optional("score_per_head", c.score_per_head);
     f.optional("input", c.input);
     f.optional("frame_dim", c.frame_dim);
+    f.optional("mlp_poly", c.mlp_poly);
   }
 };
 

@@ -24,6 +24,7 @@ Command add_search_command(CLI::App& app);
 Command add_transfer_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_plot_command(CLI::App& app);
+Command add_arch_command(CLI::App& app);
 Command add_tasks_command(CLI::App& app);
 Command add_layers_command(CLI::App& app);
 Command add_robust_command(CLI::App& app);

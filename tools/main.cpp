@@ -62,7 +62,8 @@ int run(int argc, char** argv) {
       tapir::add_transfer_command(app), tapir::add_report_command(app),
       tapir::add_plot_command(app),     tapir::add_selfcheck_command(app),
       tapir::add_tasks_command(app),    tapir::add_layers_command(app),
-      tapir::add_robust_command(app),   tapir::add_robust_compare_command(app)};
+      tapir::add_robust_command(app),   tapir::add_robust_compare_command(app),
+      tapir::add_arch_command(app)};
   // Unknown arguments fall through to here; only the commands that train
   // accept them (as task options), checked below. Set after the subcommands
   // are made, so that they do not inherit it.

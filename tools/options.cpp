@@ -55,6 +55,8 @@ std::string number_text(double v) {
   return out.str();
 }
 
+}  // namespace
+
 // "LO,HI" -> lo and hi.
 void parse_range(const std::string& flag, const std::string& text, double& lo, double& hi) {
   const size_t comma = text.find(',');
@@ -66,8 +68,6 @@ void parse_range(const std::string& flag, const std::string& text, double& lo, d
     fail(flag, " expects LO,HI (two finite numbers), got ", tapir::quoted(text));
   }
 }
-
-}  // namespace
 
 SplineGridOptions::SplineGridOptions(std::string flag_prefix, const SplineGrid& defaults)
     : prefix(std::move(flag_prefix)),

@@ -77,6 +77,9 @@ CLI::Option* add_device_option(CLI::App& cmd, Device& device, const std::string&
 // The knot grid of a spline from its three options --PREFIX-knots,
 // --PREFIX-range LO,HI and --PREFIX-extrapolate, made (and so checked) once,
 // after parsing; an error names the flags.
+// "LO,HI" -> lo and hi; fails naming `flag` unless both are numbers.
+void parse_range(const std::string& flag, const std::string& text, double& lo, double& hi);
+
 struct SplineGridOptions {
   std::string prefix;  // "spline" or "attn-spline"
   int64_t knots;

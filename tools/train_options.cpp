@@ -67,6 +67,9 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_flag("--score-per-head", c.model.score_per_head, "score-spline: one spline per head")
       ->group(sp);
   cmd.add_option("--arch", c.arch_file, "Architecture file of learned functions to use")->group(sp);
+  cmd.add_option("--mlp-poly", o.mlp_poly,
+                 "Poly file (tapir arch fit-poly): its polynomials as the MLP activation")
+      ->group(sp);
   cmd.add_flag("--arch-trainable", c.arch_trainable,
                "Keep training the --arch functions (default: frozen)")
       ->group(sp);
@@ -184,6 +187,16 @@ TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
   // Unrecognised "--name value" or "--name=value" pairs are task options.
   set_task_options(o.task_opts, extra_arguments(cmd), c.task_options);
   finish_constraint_options(o, c);
+  if (!o.mlp_poly.empty()) {
+    TAPIR_CHECK(cmd.count("--mlp-act") == 0 || c.model.mlp_act == MlpAct::poly,
+                "--mlp-poly makes the MLP activation a polynomial; it cannot be combined with "
+                "--mlp-act ",
+                name_of(c.model.mlp_act));
+    c.model.mlp_act = MlpAct::poly;
+    c.model.mlp_poly = poly_functions(load_poly_file(o.mlp_poly));
+  } else if (c.model.mlp_act != MlpAct::poly) {
+    c.model.mlp_poly.clear();  // a variant of a polynomial base that changes the activation
+  }
   c.validate();
   return c;
 }

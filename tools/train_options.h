@@ -21,6 +21,7 @@ struct TrainOptions {
   SplineGridOptions mlp_grid{"spline", SplineConfig{}.grid};
   SplineGridOptions attn_grid{"attn-spline", SplineConfig{}.grid};
   std::string alpha = "0.05";  // --alpha: one rate or one per layer
+  std::string mlp_poly;        // --mlp-poly: a poly file (nn/polynomial.h)
 };
 
 // Registers the options on `cmd`. Task options are given as --opt name=value

@@ -1,0 +1,129 @@
+#include "nn/polynomial.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+#include "engine/file_io.h"
+#include "engine/json_fields.h"
+
+namespace tapir {
+
+namespace {
+
+constexpr int kFitPoints = 2001;
+constexpr int kMaxDegree = 20;
+
+double to_t(const PolyFunction& f, double x) {
+  return (2.0 * x - f.lo - f.hi) / (f.hi - f.lo);
+}
+
+}  // namespace
+
+double PolyFunction::operator()(double x) const {
+  const double t = to_t(*this, x);
+  double y = 0;
+  for (auto c = coefficients.rbegin(); c != coefficients.rend(); ++c) y = y * t + *c;
+  return y;
+}
+
+void PolyFunction::validate(const std::string& what) const {
+  TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi, what,
+              ": the range needs finite lo < hi, got [", lo, ", ", hi, "]");
+  TAPIR_CHECK(!coefficients.empty() && degree() <= kMaxDegree, what, ": expected 1 to ",
+              kMaxDegree + 1, " coefficients, got ", coefficients.size());
+  for (double c : coefficients)
+    TAPIR_CHECK(std::isfinite(c), what, ": coefficient ", c, " is not finite");
+  TAPIR_CHECK(layer >= -1, what, ": layer must be -1 (every block) or a block index, got ", layer);
+}
+
+Polynomial::Polynomial(PolyFunction f) : f_(std::move(f)) {
+  f_.validate("MLP polynomial");
+}
+
+Tensor Polynomial::forward(Tensor x) {
+  // t onto [-1, 1] over the fitted range, then Horner's rule.
+  const double scale = 2.0 / (f_.hi - f_.lo), shift = -(f_.lo + f_.hi) / (f_.hi - f_.lo);
+  const Tensor t = affine(x, scale, shift);
+  const std::vector<double>& c = f_.coefficients;
+  const size_t d = c.size() - 1;
+  if (d == 0) return affine(t, 0.0, c[0]);
+  Tensor y = affine(t, c[d], c[d - 1]);
+  for (size_t k = d - 1; k-- > 0;) y = affine(mul(y, t), 1.0, c[k]);
+  return y;
+}
+
+PolyFunction fit_polynomial(const std::vector<float>& values, const SplineGrid& grid, double lo,
+                            double hi, int degree, FitError* error) {
+  TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi,
+              "fit-poly: the range needs finite lo < hi, got [", lo, ", ", hi, "]");
+  TAPIR_CHECK(degree >= 0 && degree <= kMaxDegree, "fit-poly: the degree must be in [0, ",
+              kMaxDegree, "], got ", degree);
+  TAPIR_CHECK(static_cast<int64_t>(values.size()) == grid.knots(), "fit-poly: ", values.size(),
+              " values for a grid of ", grid.knots(), " knots");
+  PolyFunction f;
+  f.lo = lo;
+  f.hi = hi;
+  // The spline on the fit points, through the spline op itself (f64, cpu).
+  Eigen::VectorXd y(kFitPoints);
+  {
+    NoGrad no_grad;
+    Tensor x = empty({kFitPoints}, DType::f64, Device::cpu);
+    Tensor v = empty({grid.knots()}, DType::f64, Device::cpu);
+    for (int i = 0; i < kFitPoints; ++i)
+      x.host_data<double>()[i] = lo + (hi - lo) * double(i) / double(kFitPoints - 1);
+    std::copy(values.begin(), values.end(), v.host_data<double>());
+    const Tensor s = spline(x, v, grid);
+    for (int i = 0; i < kFitPoints; ++i) y[i] = s.host_data<double>()[i];
+    reset_step();
+  }
+  // Least squares in t = -1 .. 1 (a Vandermonde matrix, solved by QR).
+  Eigen::MatrixXd a(kFitPoints, degree + 1);
+  for (int i = 0; i < kFitPoints; ++i) {
+    const double t = -1.0 + 2.0 * double(i) / double(kFitPoints - 1);
+    double power = 1;
+    for (int k = 0; k <= degree; ++k, power *= t) a(i, k) = power;
+  }
+  const Eigen::VectorXd c = a.colPivHouseholderQr().solve(y);
+  f.coefficients.assign(c.data(), c.data() + c.size());
+  if (error) {
+    const Eigen::VectorXd r = a * c - y;
+    error->max_abs = r.cwiseAbs().maxCoeff();
+    error->rms = std::sqrt(r.squaredNorm() / double(kFitPoints));
+  }
+  return f;
+}
+
+void save_poly_file(const std::string& path, const PolyFile& file) {
+  write_file_atomic(path, to_json(fields_to_json(file), 2) + "\n");
+}
+
+PolyFile load_poly_file(const std::string& path) {
+  return read_json_file(path, [&](const Json& j) {
+    PolyFile file;
+    file.format.clear();
+    fields_from_json(j, file);
+    TAPIR_CHECK(file.format == PolyFile::kFormat, "format is '", file.format, "', expected '",
+                PolyFile::kFormat, "'");
+    const auto n = static_cast<int64_t>(file.functions.size());
+    TAPIR_CHECK(n > 0, "no functions");
+    for (int64_t k = 0; k < n; ++k) {
+      const PolyFunction& f = file.functions[size_t(k)].poly;
+      f.validate("function " + std::to_string(k));
+      TAPIR_CHECK(f.layer == (n == 1 ? -1 : k), "function ", k, " is for layer ", f.layer,
+                  ", expected ", n == 1 ? -1 : k,
+                  " (one polynomial for every block, or one per block in order)");
+    }
+    return file;
+  });
+}
+
+std::vector<PolyFunction> poly_functions(const PolyFile& file) {
+  std::vector<PolyFunction> out;
+  for (const FittedPoly& f : file.functions) out.push_back(f.poly);
+  return out;
+}
+
+}  // namespace tapir

@@ -1,0 +1,101 @@
+// A learned function exported as a polynomial (`tapir arch fit-poly`): a
+// least-squares fit of a spline over the range its inputs visit, usable in
+// place of the spline as a fixed MLP activation (`--mlp-poly FILE`). The
+// input is first mapped onto [-1, 1] over the fitted range,
+//   t = (2 x - lo - hi) / (hi - lo),   p(x) = sum_k c_k t^k,
+// so the coefficients stay well scaled whatever the range. Outside [lo, hi]
+// the polynomial is evaluated as it is (no clamp): it is exact only where
+// it was fitted. docs/nonlinearities.md gives the file format.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/json.h"
+#include "engine/kernel_types.h"
+#include "nn/layers.h"
+
+namespace tapir {
+
+struct PolyFunction {
+  int64_t layer = -1;                // the block it serves; -1: every block
+  double lo = -1, hi = 1;            // the fitted range
+  std::vector<double> coefficients;  // c_0 .. c_D, in powers of t
+
+  int64_t degree() const { return static_cast<int64_t>(coefficients.size()) - 1; }
+  double operator()(double x) const;  // Horner's rule in t
+  // One-line error naming `what` and the bad field.
+  void validate(const std::string& what) const;
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("layer", c.layer);
+    f.required("lo", c.lo);
+    f.required("hi", c.hi);
+    f.required("coefficients", c.coefficients);
+  }
+};
+
+// A fixed (parameter-free) polynomial activation. Built from the tape's
+// affine and mul ops, so its gradient is theirs.
+class Polynomial final : public Activation {
+ public:
+  explicit Polynomial(PolyFunction f);
+  Tensor forward(Tensor x) override;
+  std::string kind() const override { return "poly"; }
+  const PolyFunction& function() const { return f_; }
+
+ private:
+  PolyFunction f_;
+};
+
+// How closely a polynomial follows a spline over its fitted range (on
+// 2001 evenly spaced inputs): the largest and the root-mean-square difference.
+struct FitError {
+  double max_abs = 0, rms = 0;
+};
+
+// A poly file (`tapir arch fit-poly`, JSON): the polynomials fitted to an
+// architecture file's MLP functions, with where each range came from and
+// the fit's error over it.
+struct FittedPoly {
+  std::string name;  // the spline's parameter name in the architecture file
+  PolyFunction poly;
+  std::string range_from;  // how [lo, hi] was found ("run DIR, 16 batches of train", "--range")
+  FitError error;
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("name", c.name);
+    PolyFunction::fields(c.poly, f);
+    f.required("range_from", c.range_from);
+    f.required("max_abs_error", c.error.max_abs);
+    f.required("rms_error", c.error.rms);
+  }
+};
+struct PolyFile {
+  static constexpr const char* kFormat = "tapir.poly.v1";
+  std::string format = kFormat;
+  std::string source;  // the architecture file
+  int64_t degree = 0;
+  std::vector<FittedPoly> functions;
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("format", c.format);
+    f.required("source", c.source);
+    f.required("degree", c.degree);
+    f.required("functions", c.functions);
+  }
+};
+void save_poly_file(const std::string& path, const PolyFile& file);  // atomically
+// Checked whole: format, every polynomial valid, one for every block or one
+// per block in order. Errors name the file.
+PolyFile load_poly_file(const std::string& path);
+// The file's polynomials as a model's mlp_poly.
+std::vector<PolyFunction> poly_functions(const PolyFile& file);
+
+// The degree-`degree` polynomial closest in least squares to the spline
+// (`values` on `grid`) on 2001 evenly spaced inputs of [lo, hi], with its
+// error there. Fails unless lo < hi and 0 <= degree <= 20.
+PolyFunction fit_polynomial(const std::vector<float>& values, const SplineGrid& grid, double lo,
+                            double hi, int degree, FitError* error = nullptr);
+
+}  // namespace tapir

@@ -1,0 +1,266 @@
+// Polynomial export: the fit (exact on a line, error falling with the
+// degree, the reported error equal to the one measured here), the
+// Polynomial activation against its own scalar evaluation and finite
+// differences, the model's and the poly file's checks, and the range a run's
+// inputs visit (lab/poly_fit.h) on a run trained for a few steps.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "autograd/gradcheck.h"
+#include "autograd/ops.h"
+#include "autograd/tape.h"
+#include "engine/file_io.h"
+#include "lab/poly_fit.h"
+#include "nn/architecture.h"
+#include "nn/polynomial.h"
+#include "nn/spline.h"
+#include "optim/trainer.h"
+
+using namespace tapir;
+namespace fs = std::filesystem;
+
+namespace {
+
+Tensor f64_tensor(const std::vector<double>& v) {
+  Tensor t = empty({static_cast<int64_t>(v.size())}, DType::f64);
+  std::copy(v.begin(), v.end(), t.data<double>());
+  return t;
+}
+
+// The spline's values at n evenly spaced inputs of [lo, hi], through the op.
+std::vector<double> spline_at(const std::vector<float>& values, const SplineGrid& grid, double lo,
+                              double hi, int n) {
+  std::vector<double> x(static_cast<size_t>(n)), v(values.begin(), values.end());
+  for (int i = 0; i < n; ++i) x[size_t(i)] = lo + (hi - lo) * i / double(n - 1);
+  const Tensor y = spline(f64_tensor(x), f64_tensor(v), grid);
+  std::vector<double> out(y.data<double>(), y.data<double>() + n);
+  reset_step();
+  return out;
+}
+
+std::vector<float> gelu_spline_values(const SplineConfig& c) {
+  const std::vector<double> v = spline_init_values(c);
+  return std::vector<float>(v.begin(), v.end());
+}
+
+}  // namespace
+
+TEST_CASE("fit-poly: a line is fitted exactly, and the error falls with the degree") {
+  const SplineGrid grid(41, -4, 4, true);
+  std::vector<float> line;
+  for (int64_t k = 0; k < grid.knots(); ++k) line.push_back(float(0.5 - 0.25 * grid.knot(k)));
+  for (int degree : {1, 3}) {
+    FitError e;
+    const PolyFunction p = fit_polynomial(line, grid, -3, 2, degree, &e);
+    CHECK(e.max_abs < 1e-6);  // the knots are f32: exact to their rounding
+    CHECK(p(-3) == doctest::Approx(1.25).epsilon(1e-6));
+    CHECK(p(2) == doctest::Approx(0.0).epsilon(1e-6));
+  }
+  SplineConfig gelu;
+  gelu.grid = SplineGrid(121, -6, 6, true);
+  const std::vector<float> values = gelu_spline_values(gelu);
+  double previous = 1e9;
+  for (int degree : {2, 4, 8}) {
+    CAPTURE(degree);
+    FitError e;
+    const PolyFunction p = fit_polynomial(values, gelu.grid, -3, 3, degree, &e);
+    CHECK(p.degree() == degree);
+    CHECK(e.max_abs < previous);
+    CHECK(e.rms <= e.max_abs);
+    previous = e.max_abs;
+    // The error reported is the error measured here, on the same points.
+    const std::vector<double> s = spline_at(values, gelu.grid, -3, 3, 2001);
+    double worst = 0;
+    for (int i = 0; i < 2001; ++i)
+      worst = std::max(worst, std::fabs(p(-3 + 6.0 * i / 2000) - s[size_t(i)]));
+    CHECK(worst == doctest::Approx(e.max_abs).epsilon(1e-9));
+  }
+  CHECK(previous < 0.01);  // degree 8 follows GeLU on [-3, 3] within 0.01
+  CHECK_THROWS_WITH_AS(fit_polynomial(values, gelu.grid, 1, 1, 3),
+                       "fit-poly: the range needs finite lo < hi, got [1, 1]", Error);
+  CHECK_THROWS_WITH_AS(fit_polynomial(values, gelu.grid, -1, 1, 21),
+                       "fit-poly: the degree must be in [0, 20], got 21", Error);
+}
+
+TEST_CASE("the Polynomial activation: its values and its gradient against finite differences") {
+  PolyFunction f;
+  f.lo = -2;
+  f.hi = 3;
+  f.coefficients = {0.3, -1.2, 0.7, 0.25, -0.1};
+  Polynomial poly(f);
+  const std::vector<double> x = {-2.5, -2, -0.3, 0, 0.8, 2.9, 4};
+  const Tensor y = poly.forward(f64_tensor(x));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double t = (2 * x[i] - f.lo - f.hi) / (f.hi - f.lo);
+    double direct = 0;
+    for (size_t k = 0; k < f.coefficients.size(); ++k) direct += f.coefficients[k] * std::pow(t, k);
+    CHECK(y.data<double>()[i] == doctest::Approx(direct).epsilon(1e-12));
+    CHECK(f(x[i]) == doctest::Approx(direct).epsilon(1e-12));
+  }
+  reset_step();
+  for (const std::vector<double>& c :
+       std::vector<std::vector<double>>{{1.5}, {0.2, -1}, f.coefficients}) {
+    PolyFunction g = f;
+    g.coefficients = c;
+    Polynomial p(g);
+    Tensor in = f64_tensor(x);
+    in.impl()->requires_grad = true;
+    const GradcheckResult r =
+        gradcheck([&](const std::vector<Tensor>& v) { return p.forward(v[0]); }, {in});
+    INFO("degree " << g.degree() << ": " << r.worst);
+    CHECK(r.max_error < 1e-6);
+    reset_step();
+  }
+}
+
+TEST_CASE("a model with polynomial activations: its checks and its config") {
+  ModelConfig c;
+  c.vocab = 10;
+  c.context = 8;
+  c.width = 16;
+  c.heads = 2;
+  c.layers = 2;
+  c.mlp_act = MlpAct::poly;
+  CHECK_THROWS_WITH_AS(c.validate(),
+                       "model: mlp act poly needs one polynomial for every block or one per "
+                       "block (2), got 0 (give them with --mlp-poly FILE)",
+                       Error);
+  PolyFunction f;
+  f.coefficients = {0.1, 0.5, 0.2};
+  c.mlp_poly = {f};  // layer -1: every block
+  CHECK_NOTHROW(c.validate());
+  c.mlp_poly = {f, f};
+  CHECK_THROWS_WITH_AS(c.validate(), "model: MLP polynomial 0 is for layer -1, expected 0", Error);
+  c.mlp_poly[0].layer = 0;
+  c.mlp_poly[1].layer = 1;
+  c.mlp_poly[1].coefficients = {0.0, 1.0, 0.0, 0.3};
+  CHECK_NOTHROW(c.validate());
+  const ModelConfig back = ModelConfig::from_json(c.to_json());
+  REQUIRE(back.mlp_poly.size() == 2);
+  CHECK(back.mlp_poly[1].coefficients == c.mlp_poly[1].coefficients);
+  // Built, each block uses its own polynomial; the model has no parameter for them.
+  Transformer model(c);
+  for (Parameter* p : model.parameters()) CHECK(p->name.find("act") == std::string::npos);
+  ModelConfig gelu = c;
+  gelu.mlp_act = MlpAct::gelu;
+  CHECK_THROWS_WITH_AS(gelu.validate(),
+                       "model: MLP polynomials given, but mlp act is 'gelu', not poly", Error);
+}
+
+TEST_CASE("poly files: written and read back whole, damaged ones refused by name") {
+  const fs::path dir = fs::temp_directory_path() / ("tapir_poly_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  PolyFile file;
+  file.source = "arch.safetensors";
+  file.degree = 2;
+  FittedPoly a;
+  a.name = "blocks.0.mlp.act.values";
+  a.poly.layer = 0;
+  a.poly.coefficients = {0.1, 0.2, 0.3};
+  a.range_from = "--range";
+  a.error = {0.01, 0.005};
+  FittedPoly b = a;
+  b.name = "blocks.1.mlp.act.values";
+  b.poly.layer = 1;
+  file.functions = {a, b};
+  const std::string path = (dir / "p.json").string();
+  save_poly_file(path, file);
+  const PolyFile back = load_poly_file(path);
+  CHECK(back.degree == 2);
+  CHECK(back.functions.size() == 2);
+  CHECK(back.functions[1].poly.coefficients == b.poly.coefficients);
+  CHECK(back.functions[0].error.rms == 0.005);
+  CHECK(poly_functions(back).size() == 2);
+  file.functions = {b, a};
+  save_poly_file(path, file);
+  CHECK_THROWS_WITH_AS(load_poly_file(path),
+                       (path + ": function 0 is for layer 1, expected 0 (one polynomial for every "
+                               "block, or one per block in order)")
+                           .c_str(),
+                       Error);
+  write_file_atomic(path,
+                    "{\"format\": \"tapir.arch.v1\", \"source\": \"x\", \"degree\": 1, "
+                    "\"functions\": []}");
+  CHECK_THROWS_WITH_AS(load_poly_file(path),
+                       (path + ": format is 'tapir.arch.v1', expected 'tapir.poly.v1'").c_str(),
+                       Error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "fit-poly over a run: the range is where the run's inputs went, and must be its functions") {
+  const fs::path dir = fs::temp_directory_path() / ("tapir_polyrun_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // An architecture with one GeLU-shaped MLP spline per block.
+  TrainConfig c;
+  c.task = "modadd";
+  c.task_options.set("p", "11");
+  c.model.width = 16;
+  c.model.heads = 2;
+  c.model.layers = 2;
+  c.model.mlp_act = MlpAct::spline;
+  c.model.mlp_spline.grid = SplineGrid(41, -8, 8, true);
+  c.batch = 16;
+  c.steps = 3;
+  c.eval_every = 3;
+  {
+    const ModelRun r = build_run(c);
+    save_architecture((dir / "arch.safetensors").string(), architecture_of(*r.model));
+  }
+  const std::string arch_path = (dir / "arch.safetensors").string();
+  TrainConfig stage2 = c;
+  stage2.model.mlp_act = MlpAct::gelu;
+  stage2.arch_file = arch_path;
+  {
+    Trainer t(stage2, (dir / "run").string());
+    t.start_fresh(false);
+    t.run();
+  }
+  const auto ranges = visited_mlp_ranges((dir / "run").string(), 4, 0);
+  REQUIRE(ranges.size() == 2);
+  for (const auto& [name, range] : ranges) {
+    CAPTURE(name);
+    CHECK(range.first < 0);  // layer-normed inputs through an N(0, 0.02^2) layer: both signs
+    CHECK(range.second > 0);
+    CHECK(range.second - range.first < 2);
+  }
+  const Architecture arch = load_architecture(arch_path);
+  PolyRangeSource source;
+  source.run = (dir / "run").string();
+  source.batches = 4;
+  const PolyFile fitted = fit_architecture(arch, arch_path, 3, source);
+  REQUIRE(fitted.functions.size() == 2);
+  CHECK(fitted.functions[0].poly.lo == ranges.at(fitted.functions[0].name).first);
+  CHECK(fitted.functions[1].poly.layer == 1);
+  CHECK(fitted.functions[0].range_from == "run " + source.run + ", 4 train batches");
+  // A run with other functions says nothing about these.
+  Architecture other = arch;
+  other.functions[0].values[20] += 1;
+  CHECK_THROWS_WITH_AS(
+      fit_architecture(other, "other.safetensors", 3, source),
+      ("fit-poly: " + source.run +
+       " did not train with the function 'blocks.0.mlp.act.values' of other.safetensors (give a "
+       "run made with --arch of that file, or --range LO,HI)")
+          .c_str(),
+      Error);
+  // A run with the polynomials trains and keeps them in its config.
+  save_poly_file((dir / "p.json").string(), fitted);
+  TrainConfig poly = c;
+  poly.model.mlp_act = MlpAct::poly;
+  poly.model.mlp_poly = poly_functions(load_poly_file((dir / "p.json").string()));
+  {
+    Trainer t(poly, (dir / "poly").string());
+    t.start_fresh(false);
+    t.run();
+  }
+  const TrainConfig stored =
+      read_json_file((dir / "poly" / "config.json").string(), TrainConfig::from_json);
+  CHECK(stored.model.mlp_act == MlpAct::poly);
+  CHECK(stored.model.mlp_poly[1].coefficients == fitted.functions[1].poly.coefficients);
+  fs::remove_all(dir);
+}
