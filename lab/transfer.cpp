@@ -1,6 +1,7 @@
 // The transfer matrix (lab/transfer.h).
 #include "lab/transfer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -25,7 +26,8 @@ namespace {
 TrainConfig for_task(const TransferOptions& o, const std::string& task) {
   TrainConfig c = o.base;
   c.task = task;
-  c.task_options = TaskOptions();
+  const auto given = o.task_options.find(task);
+  c.task_options = given == o.task_options.end() ? TaskOptions() : given->second;
   c.model.context = 0;
   c.arch_file.clear();
   if (o.given) apply_recommended(c, o.given);
@@ -104,6 +106,12 @@ TransferResult run_transfer(const TransferOptions& o) {
   TAPIR_CHECK(!o.tasks.empty(), "transfer needs at least one task");
   TAPIR_CHECK(o.base.model.mlp_act == MlpAct::spline || o.base.model.attn != AttentionKind::softmax,
               "transfer needs learned functions: --mlp-act spline and/or a learned --attn");
+  for (const auto& [task, options] : o.task_options) {
+    TAPIR_CHECK(std::find(o.tasks.begin(), o.tasks.end(), task) != o.tasks.end(),
+                "transfer: task options are given for ", tapir::quoted(task),
+                ", which is not one of the tasks");
+    make_task(task, options);  // a bad option fails now, not after the searches before it
+  }
   fs::create_directories(o.out_dir);
   TransferResult r;
   r.tasks = o.tasks;

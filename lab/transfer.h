@@ -4,6 +4,7 @@
 // tools/cmd_transfer.cpp.
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ namespace tapir {
 struct TransferOptions {
   TrainConfig base;  // model, optimizer, steps per cell; task comes from `tasks`
   std::vector<std::string> tasks;
+  // Task options by task (`--task-opt add:digits=2`); a task not named here
+  // runs at its defaults.
+  std::map<std::string, TaskOptions> task_options;
   int64_t search_steps = 1000;
   int models = 4;
   bool stagger = false;

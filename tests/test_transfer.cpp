@@ -185,3 +185,35 @@ TEST_CASE("a transfer killed during a search continues that search from its last
   fs::remove_all(dir);
   fs::remove_all(reference);
 }
+
+TEST_CASE("task options reach only their own task's searches and runs") {
+  const std::string out = temp_dir("task_options");
+  TransferOptions o = tiny_transfer(out);
+  o.base.steps = 10;
+  o.search_steps = 10;
+  o.seeds = 1;
+  o.task_options["copy"].set("max-len", "6");
+  run_transfer(o);
+  const TrainConfig copy_run = read_json_file(
+      (fs::path(out) / "cells" / "baseline-copy" / "seed-0" / "config.json").string(),
+      TrainConfig::from_json);
+  CHECK(copy_run.task_options.values() == std::map<std::string, std::string>{{"max-len", "6"}});
+  const SearchConfig copy_search = read_json_file(
+      (fs::path(out) / "search-copy" / "search.json").string(), SearchConfig::from_json);
+  CHECK(copy_search.base.task_options.values().size() == 1);
+  const TrainConfig dyck_run = read_json_file(
+      (fs::path(out) / "cells" / "arch-copy-on-dyck" / "seed-0" / "config.json").string(),
+      TrainConfig::from_json);
+  CHECK(dyck_run.task_options.values().empty());
+  fs::remove_all(out);
+  // Options of a task that is not in the matrix, or that the task does not know, stop it first.
+  TransferOptions stray = tiny_transfer(out);
+  stray.task_options["add"].set("digits", "2");
+  CHECK_THROWS_WITH_AS(run_transfer(stray),
+                       "transfer: task options are given for 'add', which is not one of the tasks",
+                       Error);
+  TransferOptions typo = tiny_transfer(out);
+  typo.task_options["dyck"].set("max-lenn", "6");
+  CHECK_THROWS_WITH_AS(run_transfer(typo), doctest::Contains("max-lenn"), Error);
+  CHECK(!fs::exists(out));
+}

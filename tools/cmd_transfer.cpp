@@ -28,6 +28,7 @@ Command add_transfer_command(CLI::App& app) {
     TrainOptions train;
     TransferOptions transfer;
     std::string tasks = "add,mano,dyck,copy";
+    std::vector<std::string> task_opts;  // TASK:name=value
     bool quiet = false;
   };
   auto o = std::make_shared<Options>();
@@ -37,6 +38,9 @@ Command add_transfer_command(CLI::App& app) {
   TransferOptions& t = o->transfer;
   cmd->add_option("--tasks", o->tasks, "Comma-separated tasks (rows and columns)")
       ->capture_default_str();
+  cmd->add_option("--task-opt", o->task_opts,
+                  "Option of one task as TASK:name=value (repeatable; the others keep their "
+                  "defaults)");
   cmd->add_option("--search-steps", t.search_steps, "Steps of each Stage I search")
       ->capture_default_str();
   cmd->add_option("--models", t.models, "Models per search")->capture_default_str();
@@ -54,6 +58,17 @@ Command add_transfer_command(CLI::App& app) {
             TransferOptions run = o->transfer;
             run.base = finish_train_options(*cmd, o->train);
             run.given = given_on(*cmd);
+            TAPIR_CHECK(run.base.task_options.values().empty(),
+                        "transfer trains several tasks: give a task's options as --task-opt "
+                        "TASK:name=value, not --opt or --name value");
+            for (const std::string& item : o->task_opts) {
+              const size_t colon = item.find(':'), eq = item.find('=');
+              TAPIR_CHECK(colon != std::string::npos && colon > 0 && eq != std::string::npos &&
+                              eq > colon + 1,
+                          "--task-opt expects TASK:name=value, got ", tapir::quoted(item));
+              run.task_options[item.substr(0, colon)].set(item.substr(colon + 1, eq - colon - 1),
+                                                          item.substr(eq + 1));
+            }
             std::stringstream in(o->tasks);
             std::string task;
             while (std::getline(in, task, ','))
