@@ -29,10 +29,11 @@ struct Cli {
   Cli() {
     app.require_subcommand(1);
     add_config_option(app);
-    for (auto add : {add_train_command, add_eval_command, add_dump_command, add_bench_command,
-                     add_compare_command, add_search_command, add_transfer_command,
-                     add_report_command, add_plot_command, add_selfcheck_command, add_tasks_command,
-                     add_layers_command, add_robust_command, add_robust_compare_command})
+    for (auto add :
+         {add_train_command, add_eval_command, add_dump_command, add_bench_command,
+          add_compare_command, add_search_command, add_transfer_command, add_report_command,
+          add_plot_command, add_selfcheck_command, add_tasks_command, add_layers_command,
+          add_robust_command, add_robust_compare_command, add_arch_command})
       commands.push_back(add(app));
   }
   // Parses args (command first); the message of the error it raised, "" if none.
@@ -103,6 +104,11 @@ TEST_CASE("every computing command takes --threads like train, and only those") 
     CHECK(threads->get_description() == train->get_description());
     CHECK(threads->get_default_str() == train->get_default_str());
   }
+  // arch fit-poly runs a model when given --run.
+  const CLI::Option* fit =
+      cli.app.get_subcommand("arch")->get_subcommand("fit-poly")->get_option("--threads");
+  CHECK(fit->get_description() == train->get_description());
+  CHECK(fit->get_default_str() == train->get_default_str());
   // Pure file work, and task generation, which calls no kernel.
   for (const char* name : {"report", "plot", "tasks"})
     CHECK(cli.app.get_subcommand(name)->get_option_no_throw("--threads") == nullptr);

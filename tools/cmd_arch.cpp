@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/threads.h"
 #include "lab/poly_fit.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -18,7 +19,7 @@ Command add_arch_command(CLI::App& app) {
       "fit-poly", "Fit a polynomial to each MLP function over the range its inputs visit");
   struct Options {
     std::string file, out, range;
-    int degree = 0;
+    int degree = 0, threads = 1;
     PolyRangeSource source;
   };
   auto o = std::make_shared<Options>();
@@ -36,14 +37,18 @@ Command add_arch_command(CLI::App& app) {
   fit->add_option("--batches", o->source.batches, "Train batches of --run to record")
       ->capture_default_str();
   fit->add_option("--seed", o->source.seed, "Seed of those batches")->capture_default_str();
+  add_threads_option(*fit, o->threads);
   fit->add_option("-o,--out", o->out, "Poly file to write (default: FILE's name with .polyD.json)");
   return {cmd, [o, fit]() {
             if (!fit->parsed()) return 1;
+            set_num_threads(o->threads);  // the --run model's forward passes
             TAPIR_CHECK(!o->source.run.empty() || !o->range.empty(),
                         "fit-poly needs the range to fit over: --run DIR (a run that trained "
                         "with these functions) or --range LO,HI");
             if (!o->range.empty()) {
               parse_range("--range", o->range, o->source.lo, o->source.hi);
+              TAPIR_CHECK(o->source.lo < o->source.hi, "--range expects LO < HI, got ",
+                          tapir::quoted(o->range));
             }
             const Architecture arch = load_architecture(o->file);
             const PolyFile poly = fit_architecture(arch, o->file, o->degree, o->source);
