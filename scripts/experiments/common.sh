@@ -1,0 +1,47 @@
+# Sourced by the experiment scripts: which tapir, where the runs go, and a
+# timer. Every experiment runs one thread per process, so that two can share
+# a 2-core machine; set TAPIR to use another build and OUT another folder.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+tapir="${TAPIR:-build/release/tools/tapir}"
+out_root="${OUT:-runs/experiments}"
+mkdir -p "$out_root"
+if [[ ! -x "$tapir" ]]; then
+  echo "no tapir at $tapir: build it first (scripts/build.sh) or set TAPIR" >&2
+  exit 2
+fi
+
+# timed LABEL COMMAND...: runs the command and appends "LABEL: N s" to
+# $out_root/times.txt (wall seconds of the whole command).
+timed() {
+  local label="$1" start=$SECONDS
+  shift
+  "$@"
+  echo "$label: $((SECONDS - start)) s" | tee -a "$out_root/times.txt"
+}
+
+# search_once LABEL DIR OPTIONS...: `tapir search OPTIONS --out DIR`, unless DIR
+# already holds the arch.safetensors of a finished search (a script run
+# again reuses its searches; compare and transfer reuse their finished runs).
+search_once() {
+  local label="$1" dir="$2"
+  shift 2
+  if [[ -f "$dir/arch.safetensors" ]]; then
+    echo "$label: reusing $dir"
+    return
+  fi
+  timed "$label" "$tapir" search "$@" --threads 1 --quiet --force --out "$dir"
+}
+
+# first_step METRICS THRESHOLD [SPLIT]: the first step whose accuracy on the
+# split (default test) is at least THRESHOLD in a metrics.jsonl, or "never".
+first_step() {
+  awk -v t="$2" -v want="${3:-test}" '
+    match($0, /"step":[0-9]+/) { step = substr($0, RSTART + 7, RLENGTH - 7) }
+    match($0, /"split":"[^"]*"/) { split_name = substr($0, RSTART + 9, RLENGTH - 10) }
+    match($0, /"accuracy":[-0-9.eE+]+/) {
+      acc = substr($0, RSTART + 11, RLENGTH - 11)
+      if (split_name == want && acc + 0 >= t + 0 && found == "") found = step
+    }
+    END { print (found == "" ? "never" : found) }' "$1"
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# COPY with ALiBi (Teney et al.'s length-generalisation claim): weights train
+# on strings of length 2-10, the arch split reaches length 15, and test_long
+# holds lengths 11-30. ALiBi alone against ALiBi with searched functions:
+# an MLP spline, and a score spline in the attention. Prints the comparison,
+# with the accuracy by length on test_long.
+source "$(dirname "$0")/common.sh"
+out="$out_root/copy_alibi"
+mkdir -p "$out"
+common=(--task copy --pos alibi --width 64 --layers 2 --lr 3e-3 --batch 64 --eval-every 100
+        --eval-limit 500)
+timed "copy: MLP spline search" "$tapir" search "${common[@]}" --mlp-act spline --models 4 \
+  --steps 1500 --threads 1 --quiet --force --out "$out/search-mlp"
+timed "copy: score-spline search" "$tapir" search "${common[@]}" --mlp-act gelu \
+  --attn score-spline --models 4 --steps 1500 --threads 1 --quiet --force --out "$out/search-score"
+timed "copy: comparison" "$tapir" compare "${common[@]}" --steps 1500 --seeds 5 \
+  --threshold 0.9,0.99 --threads 1 --quiet --variant baseline \
+  --variant "arch:$out/search-mlp/arch.safetensors" \
+  --variant "arch:$out/search-score/arch.safetensors" --out "$out/compare"
