@@ -109,11 +109,12 @@ PolyFile load_poly_file(const std::string& path) {
                 PolyFile::kFormat, "'");
     const auto n = static_cast<int64_t>(file.functions.size());
     TAPIR_CHECK(n > 0, "no functions");
+    const bool shared = n == 1 && file.functions.front().poly.layer == -1;
     for (int64_t k = 0; k < n; ++k) {
       const PolyFunction& f = file.functions[size_t(k)].poly;
       f.validate("function " + std::to_string(k));
-      TAPIR_CHECK(f.layer == (n == 1 ? -1 : k), "function ", k, " is for layer ", f.layer,
-                  ", expected ", n == 1 ? -1 : k,
+      TAPIR_CHECK(f.layer == (shared ? -1 : k), "function ", k, " is for layer ", f.layer,
+                  ", expected ", shared ? -1 : k,
                   " (one polynomial for every block, or one per block in order)");
     }
     return file;

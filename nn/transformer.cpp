@@ -34,13 +34,16 @@ void ModelConfig::validate() const {
   mlp_spline.validate("MLP spline");
   if (mlp_act == MlpAct::poly) {
     const auto n = static_cast<int64_t>(mlp_poly.size());
-    TAPIR_CHECK(n == 1 || n == layers, "model: mlp act poly needs one polynomial for every block ",
-                "or one per block (", layers, "), got ", n, " (give them with --mlp-poly FILE)");
+    const bool shared = n == 1 && mlp_poly.front().layer == -1;
+    TAPIR_CHECK(shared || n == layers,
+                "model: mlp act poly needs one polynomial for every block (layer -1) or one per "
+                "block (",
+                layers, "), got ", n, " (give them with --mlp-poly FILE)");
     for (int64_t l = 0; l < n; ++l) {
       const PolyFunction& f = mlp_poly[size_t(l)];
       f.validate("model: MLP polynomial " + std::to_string(l));
-      TAPIR_CHECK(f.layer == (n == 1 ? -1 : l), "model: MLP polynomial ", l, " is for layer ",
-                  f.layer, ", expected ", n == 1 ? -1 : l);
+      TAPIR_CHECK(f.layer == (shared ? -1 : l), "model: MLP polynomial ", l, " is for layer ",
+                  f.layer, ", expected ", shared ? -1 : l);
     }
   } else {
     TAPIR_CHECK(mlp_poly.empty(), "model: MLP polynomials given, but mlp act is '",

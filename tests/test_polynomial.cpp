@@ -126,13 +126,24 @@ TEST_CASE("a model with polynomial activations: its checks and its config") {
   c.layers = 2;
   c.mlp_act = MlpAct::poly;
   CHECK_THROWS_WITH_AS(c.validate(),
-                       "model: mlp act poly needs one polynomial for every block or one per "
-                       "block (2), got 0 (give them with --mlp-poly FILE)",
+                       "model: mlp act poly needs one polynomial for every block (layer -1) or "
+                       "one per block (2), got 0 (give them with --mlp-poly FILE)",
                        Error);
   PolyFunction f;
   f.coefficients = {0.1, 0.5, 0.2};
   c.mlp_poly = {f};  // layer -1: every block
   CHECK_NOTHROW(c.validate());
+  // One polynomial of block 0 (a per-block spline of a one-block model) fits one block only.
+  c.mlp_poly[0].layer = 0;
+  CHECK_THROWS_WITH_AS(c.validate(),
+                       "model: mlp act poly needs one polynomial for every block (layer -1) or "
+                       "one per block (2), got 1 (give them with --mlp-poly FILE)",
+                       Error);
+  ModelConfig one_block = c;
+  one_block.layers = 1;
+  CHECK_NOTHROW(one_block.validate());
+  const Transformer built(one_block);
+  CHECK(built.config().mlp_poly.size() == 1);
   c.mlp_poly = {f, f};
   CHECK_THROWS_WITH_AS(c.validate(), "model: MLP polynomial 0 is for layer -1, expected 0", Error);
   c.mlp_poly[0].layer = 0;
