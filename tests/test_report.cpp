@@ -68,7 +68,7 @@ TEST_CASE("report: a search's and a comparison's JSON files are named in their e
   CHECK(report_error(search.path) ==
         result +
             ": JSON: unknown key 'near' (known: steps, untrained_mean_test_accuracy, "
-            "final_mean_test_accuracy, knot_abs_max, near_chance)");
+            "final_mean_test_accuracy, knot_abs_max, model0_test_accuracy, near_chance)");
   fs::remove_all(search.path);
 
   TempDir compare;
