@@ -1,6 +1,5 @@
 #include "nn/polynomial.h"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 
@@ -8,6 +7,14 @@
 #include "autograd/tape.h"
 #include "engine/file_io.h"
 #include "engine/json_fields.h"
+
+// The least-squares fit's QR. GCC 12's false -Wmaybe-uninitialized inside its
+// own AVX-512 intrinsics (see engine/cpu/eigen.h) is silenced for Eigen's
+// headers only, as there.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <Eigen/QR>
+#pragma GCC diagnostic pop
 
 namespace tapir {
 

@@ -1,5 +1,7 @@
-// Eigen for the CPU kernels (elementwise.cpp, attention.cpp): the one place
-// tapir includes it, single-threaded (the kernels parallelise themselves).
+// Eigen for the CPU kernels (elementwise.cpp, attention.cpp): the kernels'
+// one place to include it, single-threaded (the kernels parallelise
+// themselves). Outside the kernels only nn/polynomial.cpp uses it (a QR for
+// the polynomial fit), with the same pragma.
 //
 // GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsics
 // (_mm512_undefined_ps and friends initialise a variable from itself; GCC
