@@ -9,10 +9,10 @@ out="$out_root/copy_alibi"
 mkdir -p "$out"
 common=(--task copy --pos alibi --width 64 --layers 2 --lr 3e-3 --batch 64 --eval-every 100
         --eval-limit 500)
-timed "copy: MLP spline search" "$tapir" search "${common[@]}" --mlp-act spline --models 4 \
-  --steps 1500 --threads 1 --quiet --force --out "$out/search-mlp"
-timed "copy: score-spline search" "$tapir" search "${common[@]}" --mlp-act gelu \
-  --attn score-spline --models 4 --steps 1500 --threads 1 --quiet --force --out "$out/search-score"
+search_once "copy: MLP spline search" "$out/search-mlp" "${common[@]}" --mlp-act spline \
+  --models 4 --steps 1500
+search_once "copy: score-spline search" "$out/search-score" "${common[@]}" --mlp-act gelu \
+  --attn score-spline --models 4 --steps 1500
 timed "copy: comparison" "$tapir" compare "${common[@]}" --steps 1500 --seeds 5 \
   --threshold 0.9,0.99 --threads 1 --quiet --variant baseline \
   --variant "arch:$out/search-mlp/arch.safetensors" \
