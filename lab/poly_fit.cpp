@@ -8,11 +8,11 @@
 
 namespace tapir {
 
-std::map<std::string, std::pair<double, double>> visited_mlp_ranges(const std::string& run,
+std::map<std::string, std::pair<double, double>> visited_mlp_ranges(ModelRun& r,
+                                                                    const std::string& run,
                                                                     int64_t batches,
                                                                     uint64_t seed) {
   TAPIR_CHECK(batches >= 1, "fit-poly: --batches must be at least 1, got ", batches);
-  ModelRun r = open_run(run);
   std::vector<Spline*> splines;
   for (const Transformer::LearnedFunction& f : r.model->learned_functions())
     if (f.slot == "mlp") splines.push_back(f.spline);
@@ -45,10 +45,8 @@ PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path
   std::map<std::string, std::pair<double, double>> visited;
   std::string range_from = "--range";
   if (!range.run.empty()) {
-    visited = visited_mlp_ranges(range.run, range.batches, range.seed);
-    range_from = "run " + range.run + ", " + std::to_string(range.batches) + " train batches";
-    // The run must have used these very functions, or its ranges say nothing about them.
     ModelRun r = open_run(range.run);
+    // The run must have used these very functions, or its ranges say nothing about them.
     const Architecture used = architecture_of(*r.model);
     for (const Architecture::Function& f : arch.functions) {
       if (f.slot != "mlp") continue;
@@ -59,6 +57,8 @@ PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path
                   tapir::quoted(f.name), " of ", arch_path,
                   " (give a run made with --arch of that file, or --range LO,HI)");
     }
+    visited = visited_mlp_ranges(r, range.run, range.batches, range.seed);
+    range_from = "run " + range.run + ", " + std::to_string(range.batches) + " train batches";
   }
   for (const Architecture::Function& f : arch.functions) {
     if (f.slot != "mlp") continue;

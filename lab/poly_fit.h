@@ -11,6 +11,7 @@
 
 #include "nn/architecture.h"
 #include "nn/polynomial.h"
+#include "optim/model_run.h"
 
 namespace tapir {
 
@@ -26,8 +27,9 @@ struct PolyRangeSource {
 };
 
 // The least and greatest input each MLP spline of the run's model sees over
-// the batches, by parameter name.
-std::map<std::string, std::pair<double, double>> visited_mlp_ranges(const std::string& run,
+// the batches, by parameter name (`run` names it in errors).
+std::map<std::string, std::pair<double, double>> visited_mlp_ranges(ModelRun& r,
+                                                                    const std::string& run,
                                                                     int64_t batches, uint64_t seed);
 
 // Fits every MLP function of the architecture (at `arch_path`); fails if it

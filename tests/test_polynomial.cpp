@@ -232,7 +232,8 @@ TEST_CASE(
     t.start_fresh(false);
     t.run();
   }
-  const auto ranges = visited_mlp_ranges((dir / "run").string(), 4, 0);
+  ModelRun opened = open_run((dir / "run").string());
+  const auto ranges = visited_mlp_ranges(opened, (dir / "run").string(), 4, 0);
   REQUIRE(ranges.size() == 2);
   for (const auto& [name, range] : ranges) {
     CAPTURE(name);
