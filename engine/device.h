@@ -6,11 +6,12 @@
 // allocate when no device is named:
 //   DeviceScope scope(Device::cuda);  // empty(...) now allocates on the GPU
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 
-#include "engine/names.h"
+#include "base/names.h"
 
 namespace tapir {
 
@@ -33,6 +34,24 @@ inline Device parse_device(const std::string& name) {
 // Fails with one line naming the device and why it cannot be used (for
 // cuda: not built with CUDA, or no usable GPU: cuda::device_description()).
 void require_device(Device d);
+
+// Device-neutral calls for the layers above the engine, which never include a
+// backend (engine/cpu/, engine/cuda/). On cpu each is plain host work.
+//
+// Waits until all work queued on d is done (cuda: fails with the error of
+// any kernel that failed since the last check); nothing on cpu.
+void synchronize(Device d);
+// Byte copies of memory on d: host to d, d to host, within d.
+void copy_bytes_to(Device d, void* dst, const void* src_host, size_t bytes);
+void copy_bytes_from(Device d, void* dst_host, const void* src, size_t bytes);
+void copy_bytes_within(Device d, void* dst, const void* src, size_t bytes);
+// Whether sum_over_ranks_on can sum memory of d over the MPI ranks (cuda
+// needs NCCL in the build).
+bool can_sum_over_ranks_on(Device d);
+// n floats at `data` (memory of d) := their sum over the ranks, the same bits
+// on every rank: cpu adds in rank order (engine/dist.h), cuda through NCCL
+// (in NCCL's order).
+void sum_over_ranks_on(Device d, float* data, int64_t n);
 
 Device current_device();
 class DeviceScope {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir {
 
@@ -32,6 +32,13 @@ bool parse_extrapolation(std::string_view name) {
 
 const char* extrapolation_name(bool linear) {
   return linear ? "linear" : "constant";
+}
+
+const char* SplineGrid::extrapolation_word(bool linear) {
+  return extrapolation_name(linear);
+}
+bool SplineGrid::parse_extrapolation_word(std::string_view name) {
+  return parse_extrapolation(name);
 }
 
 }  // namespace tapir

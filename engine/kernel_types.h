@@ -29,6 +29,10 @@ class SplineGrid {
   double lo() const { return lo_; }
   double hi() const { return hi_; }
   bool linear() const { return linear_; }  // linear (true) or constant extrapolation
+  // The extrapolation as config files spell it (the free functions below),
+  // for base/json_fields.h, which knows the grid only as a type.
+  static const char* extrapolation_word(bool linear);
+  static bool parse_extrapolation_word(std::string_view name);
   double knot(int64_t k) const { return lo_ + double(k) * (hi_ - lo_) / double(knots_ - 1); }
   // Knot intervals per unit of x: (K - 1) / (hi - lo).
   double inv_spacing() const { return double(knots_ - 1) / (hi_ - lo_); }

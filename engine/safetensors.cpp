@@ -9,9 +9,9 @@
 #include <optional>
 #include <set>
 
-#include "engine/error.h"
-#include "engine/file_io.h"
-#include "engine/json.h"
+#include "base/error.h"
+#include "base/file_io.h"
+#include "base/json.h"
 
 namespace tapir {
 

@@ -1,6 +1,6 @@
 #include "engine/shape.h"
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir {
 

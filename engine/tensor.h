@@ -17,9 +17,9 @@
 #include <memory>
 #include <string>
 
+#include "base/error.h"
 #include "engine/device.h"
 #include "engine/dtype.h"
-#include "engine/error.h"
 #include "engine/shape.h"
 
 namespace tapir {

@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/parse.h"
+#include "base/error.h"
+#include "base/parse.h"
 
 namespace tapir {
 

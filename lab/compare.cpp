@@ -8,9 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "base/file_io.h"
+#include "base/json.h"
 #include "engine/dist.h"
-#include "engine/file_io.h"
-#include "engine/json.h"
 #include "lab/progress.h"
 #include "lab/report_text.h"
 #include "optim/trainer.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/folder_lock.h"
+#include "base/folder_lock.h"
 #include "lab/progress.h"
 #include "lab/stats.h"
 #include "optim/train_config.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/json.h"
+#include "base/json.h"
 #include "lab/compare.h"
 
 namespace tapir {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/json.h"
+#include "base/json.h"
 #include "lab/compare.h"
 
 namespace tapir {

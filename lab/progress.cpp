@@ -1,6 +1,6 @@
 // Progress of long commands (lab/progress.h).
 #include "lab/progress.h"
-#include "engine/clock.h"
+#include "base/clock.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>

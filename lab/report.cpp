@@ -7,8 +7,8 @@
 #include <map>
 #include <sstream>
 
-#include "engine/file_io.h"
-#include "engine/json.h"
+#include "base/file_io.h"
+#include "base/json.h"
 #include "lab/arch_plot.h"
 #include "lab/compare.h"
 #include "lab/svg.h"

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "engine/file_io.h"
+#include "base/file_io.h"
 
 namespace tapir {
 

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "base/file_io.h"
+#include "base/json.h"
 #include "engine/dist.h"
-#include "engine/file_io.h"
-#include "engine/json.h"
 #include "lab/progress.h"
 #include "lab/svg.h"
 #include "optim/recommend.h"

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "engine/json_fields.h"
+#include "base/json_fields.h"
 #include "engine/safetensors.h"
 #include "nn/checkpoint.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/json.h"
+#include "base/json.h"
 #include "nn/transformer.h"
 
 namespace tapir {

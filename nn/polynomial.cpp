@@ -5,8 +5,8 @@
 
 #include "autograd/ops.h"
 #include "autograd/tape.h"
-#include "engine/file_io.h"
-#include "engine/json_fields.h"
+#include "base/file_io.h"
+#include "base/json_fields.h"
 
 // The least-squares fit's QR. GCC 12's false -Wmaybe-uninitialized inside its
 // own AVX-512 intrinsics (see engine/cpu/eigen.h) is silenced for Eigen's

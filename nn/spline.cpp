@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "autograd/ops.h"
-#include "engine/json_fields.h"
-#include "engine/parse.h"
+#include "base/json_fields.h"
+#include "base/parse.h"
 
 namespace tapir {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/json.h"
+#include "base/json.h"
+#include "base/names.h"
 #include "engine/kernel_types.h"
-#include "engine/names.h"
 #include "nn/layers.h"
 
 namespace tapir {
@@ -35,7 +35,7 @@ struct SplineConfig {
   // Missing fields keep the values of `defaults` (configs written before a
   // field existed still load).
   static SplineConfig from_json(const Json& j, const SplineConfig& defaults);
-  // The JSON fields, in the order written (engine/json_fields.h); all optional.
+  // The JSON fields, in the order written (base/json_fields.h); all optional.
   template <class Self, class Fields>
   static void fields(Self& c, Fields& f) {
     f.optional_grid(c.grid);  // knots, lo, hi, extrapolate

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
-#include "engine/json_fields.h"
+#include "base/json_fields.h"
 #include "nn/positions.h"
 
 namespace tapir {

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/json.h"
+#include "base/json.h"
 #include "nn/layers.h"
 #include "nn/polynomial.h"
 #include "nn/spline.h"
 
 namespace tapir {
 
-// The closed choices of a model, each read once from its name (engine/names.h).
+// The closed choices of a model, each read once from its name (base/names.h).
 enum class MlpAct { gelu, relu, spline, poly };
 enum class AttentionKind { softmax, score_spline, feature_spline };
 enum class Positions { learned, sinusoidal, none, alibi };
@@ -88,7 +88,7 @@ struct ModelConfig {
   void validate() const;  // one-line error naming the bad field
   Json to_json() const;
   static ModelConfig from_json(const Json& j);  // validated
-  // The JSON fields, in the order written (engine/json_fields.h).
+  // The JSON fields, in the order written (base/json_fields.h).
   template <class Self, class Fields>
   static void fields(Self& c, Fields& f) {
     f.required("vocab", c.vocab);

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "autograd/ops.h"
-#include "engine/parse.h"
+#include "base/parse.h"
 #include "optim/batch.h"
 #include "optim/task_loss.h"
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/error.h"
-#include "engine/json_fields.h"
+#include "base/error.h"
+#include "base/json_fields.h"
 
 namespace tapir {
 

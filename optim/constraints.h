@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/json.h"
+#include "base/json.h"
 
 namespace tapir {
 
@@ -44,7 +44,7 @@ struct ConstraintConfig {
   void validate(int64_t layers) const;
   Json to_json() const;
   static ConstraintConfig from_json(const Json& j);
-  // The JSON fields, in the order written (engine/json_fields.h).
+  // The JSON fields, in the order written (base/json_fields.h).
   template <class Self, class Fields>
   static void fields(Self& c, Fields& f) {
     f.required("kind", c.kind);

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/cuda/runtime.h"
+#include "engine/device.h"
 #include "engine/dispatch.h"
 #include "engine/dist.h"
 #include "engine/threads.h"
@@ -60,27 +60,28 @@ std::vector<Tensor> gradient_holders(const std::vector<Parameter*>& params) {
   return out;
 }
 
-// On cuda: the same buffer on the device, summed by NCCL (its order).
+// On a device: the same buffer in its memory, summed there (cuda: by NCCL,
+// in its order).
 double sum_on_device(const std::vector<Tensor>& trained, float scale, float scaled_loss) {
+  const Device device = trained.front().device();
   int64_t total = 1;  // the loss
   for (const Tensor& t : trained) total += t.numel();
-  const HeapTensor flat(Shape({total}), DType::f32, false, Device::cuda);
+  const HeapTensor flat(Shape({total}), DType::f32, false, device);
   float* f = flat.view().data<float>();
   int64_t at = 0;
   for (const Tensor& t : trained) {
-    TAPIR_KERNEL(Device::cuda, affine_forward<float>, t.grad<float>(), t.numel(), scale, 0.0f,
-                 f + at);
+    TAPIR_KERNEL(device, affine_forward<float>, t.grad<float>(), t.numel(), scale, 0.0f, f + at);
     at += t.numel();
   }
-  cuda::copy_to_device(f + at, &scaled_loss, sizeof(float));
-  cuda::sum_over_ranks_nccl(f, total);
+  copy_bytes_to(device, f + at, &scaled_loss, sizeof(float));
+  sum_over_ranks_on(device, f, total);
   at = 0;
   for (const Tensor& t : trained) {
-    cuda::copy_device(t.grad<float>(), f + at, t.nbytes());
+    copy_bytes_within(device, t.grad<float>(), f + at, t.nbytes());
     at += t.numel();
   }
   float summed = 0;
-  cuda::copy_to_host(&summed, f + at, sizeof(float));
+  copy_bytes_from(device, &summed, f + at, sizeof(float));
   return summed;
 }
 

@@ -1,7 +1,7 @@
 #include "optim/optimizer.h"
 
+#include "base/error.h"
 #include "engine/dispatch.h"
-#include "engine/error.h"
 
 namespace tapir {
 

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <utility>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir {
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "engine/file_io.h"
-#include "engine/folder_lock.h"
-#include "engine/parse.h"
+#include "base/file_io.h"
+#include "base/folder_lock.h"
+#include "base/parse.h"
 #include "nn/architecture.h"
 #include "tasks/task.h"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/json.h"
+#include "base/json.h"
 #include "engine/rng.h"
 #include "engine/safetensors.h"
 #include "nn/checkpoint.h"

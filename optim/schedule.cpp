@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-#include "engine/names.h"
+#include "base/names.h"
 
 namespace tapir {
 

@@ -7,10 +7,10 @@
 #include <filesystem>
 
 #include "autograd/ops.h"
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "base/file_io.h"
+#include "base/json_fields.h"
 #include "engine/dist.h"
-#include "engine/file_io.h"
-#include "engine/json_fields.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/task_loss.h"

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <set>
 
-#include "engine/clock.h"
+#include "base/clock.h"
+#include "base/file_io.h"
+#include "base/parse.h"
 #include "engine/dist.h"
-#include "engine/file_io.h"
-#include "engine/parse.h"
 #include "optim/search.h"
 
 namespace tapir {

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "engine/json.h"
+#include "base/json.h"
 #include "nn/transformer.h"
 #include "optim/constraints.h"
 #include "optim/optimizer.h"
@@ -38,7 +38,7 @@ struct TrainConfig {
   void validate() const;
   Json to_json() const;
   static TrainConfig from_json(const Json& j);  // validated, the model too
-  // The JSON fields, in the order written (engine/json_fields.h).
+  // The JSON fields, in the order written (base/json_fields.h).
   template <class Self, class Fields>
   static void fields(Self& c, Fields& f) {
     f.required("task", c.task);

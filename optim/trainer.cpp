@@ -6,8 +6,7 @@
 #include <set>
 
 #include "autograd/ops.h"
-#include "engine/clock.h"
-#include "engine/cuda/runtime.h"
+#include "base/clock.h"
 #include "engine/dist.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
@@ -65,7 +64,7 @@ Tensor Trainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
 
 void Trainer::set_data_parallel(bool on) {
   if (on && dist::distributed()) {
-    TAPIR_CHECK(run_.config.device == Device::cpu || cuda::nccl_built(),
+    TAPIR_CHECK(can_sum_over_ranks_on(run_.config.device),
                 "data-parallel training on cuda sums the gradients through NCCL, and this "
                 "build has none (it needs CUDA, MPI and NCCL's nccl.h); use --device cpu");
     TAPIR_CHECK(!run_.config.constraint.enabled(),

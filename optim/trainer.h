@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/folder_lock.h"
+#include "base/folder_lock.h"
 #include "engine/rng.h"
 #include "engine/safetensors.h"
 #include "nn/checkpoint.h"

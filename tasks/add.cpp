@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "tasks/generated.h"
 #include "tasks/task.h"
 

@@ -18,7 +18,7 @@
 #include <numeric>
 #include <string>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "tasks/generated.h"
 #include "tasks/task.h"
 

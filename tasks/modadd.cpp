@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "tasks/task.h"
 
 namespace tapir {

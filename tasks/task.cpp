@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "engine/error.h"
-#include "engine/json.h"
-#include "engine/parse.h"
+#include "base/error.h"
+#include "base/json.h"
+#include "base/parse.h"
 
 namespace tapir {
 

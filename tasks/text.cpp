@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/error.h"
-#include "engine/file_io.h"
+#include "base/error.h"
+#include "base/file_io.h"
 
 namespace tapir {
 

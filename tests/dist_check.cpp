@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "engine/dist.h"
-#include "engine/error.h"
 #include "engine/threads.h"
 #include "optim/data_parallel.h"
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/file_io.h"
+#include "base/file_io.h"
 #include "engine/safetensors.h"
 #include "lab/svg.h"
 #include "nn/architecture.h"

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "engine/error.h"
-#include "engine/file_io.h"
-#include "engine/json.h"
+#include "base/error.h"
+#include "base/file_io.h"
+#include "base/json.h"
 #include "lab/compare.h"
 #include "tools/commands.h"
 #include "tools/variant_options.h"

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "autograd/ops.h"
-#include "engine/file_io.h"
+#include "base/file_io.h"
 #include "engine/safetensors.h"
 #include "optim/constrained_trainer.h"
 #include "optim/layer_eval.h"

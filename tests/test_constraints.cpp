@@ -4,7 +4,7 @@
 // configuration's checks.
 #include <doctest/doctest.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/rng.h"
 #include "optim/constraints.h"
 

@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
 #include "cuda_parity.h"
 #include "engine/cuda/runtime.h"
-#include "engine/error.h"
 #include "engine/kernels.h"
 
 using namespace cuda_parity;

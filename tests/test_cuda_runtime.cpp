@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
+#include "base/error.h"
 #include "cuda_parity.h"
 #include "engine/cuda/runtime.h"
-#include "engine/error.h"
 
 using namespace cuda_parity;
 namespace gpu = tapir::cuda;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/file_io.h"
+#include "base/error.h"
+#include "base/file_io.h"
 
 namespace fs = std::filesystem;
 

@@ -1,6 +1,6 @@
 // Tests for engine/json: values, exact integers, escapes, round trips through
 // the writer, one case per class of input the strict parser refuses, and the
-// field lists of engine/json_fields.h.
+// field lists of base/json_fields.h.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+#include "base/json.h"
+#include "base/json_fields.h"
 #include "engine/device.h"
-#include "engine/error.h"
-#include "engine/json.h"
-#include "engine/json_fields.h"
+#include "engine/kernel_types.h"
 
 using tapir::Json;
 using tapir::parse_json;

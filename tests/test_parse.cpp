@@ -1,4 +1,4 @@
-// Strict numbers from text (engine/parse.h): the whole text is the number,
+// Strict numbers from text (base/parse.h): the whole text is the number,
 // and each error names where the text came from and shows it escaped.
 #include <doctest/doctest.h>
 
@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "engine/error.h"
-#include "engine/parse.h"
+#include "base/error.h"
+#include "base/parse.h"
 
 using namespace tapir;
 

@@ -13,7 +13,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "autograd/tape.h"
-#include "engine/file_io.h"
+#include "base/file_io.h"
 #include "lab/poly_fit.h"
 #include "nn/architecture.h"
 #include "nn/polynomial.h"

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/error.h"
-#include "engine/file_io.h"
+#include "base/error.h"
+#include "base/file_io.h"
 #include "lab/report.h"
 
 using namespace tapir;

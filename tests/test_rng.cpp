@@ -12,7 +12,7 @@
 #include <map>
 #include <vector>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/rng.h"
 
 using tapir::Rng;

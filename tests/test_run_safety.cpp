@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <limits>
 
-#include "engine/file_io.h"
-#include "engine/folder_lock.h"
+#include "base/file_io.h"
+#include "base/folder_lock.h"
 #include "lab/compare.h"
 #include "lab/progress.h"
 #include "nn/architecture.h"

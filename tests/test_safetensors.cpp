@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/json.h"
+#include "base/error.h"
+#include "base/json.h"
 #include "engine/safetensors.h"
 
 using tapir::DType;

@@ -2,7 +2,7 @@
 // worked out by hand, including the warmup boundaries and steps past total.
 #include <doctest/doctest.h>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "optim/schedule.h"
 
 using tapir::Schedule;

@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "autograd/tape.h"
-#include "engine/file_io.h"
-#include "engine/json.h"
+#include "base/file_io.h"
+#include "base/json.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/search.h"

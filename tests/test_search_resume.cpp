@@ -10,8 +10,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "engine/file_io.h"
-#include "engine/json.h"
+#include "base/file_io.h"
+#include "base/json.h"
 #include "optim/search.h"
 #include "tests/resume_files.h"
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "tasks/task.h"
 
 using namespace tapir;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "tasks/task.h"
 
 namespace {

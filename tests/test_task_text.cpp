@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/file_io.h"
+#include "base/error.h"
+#include "base/file_io.h"
 #include "tasks/text_sample.h"
 
 namespace fs = std::filesystem;

@@ -16,7 +16,7 @@
 #include <ostream>
 #include <string>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/threads.h"
 #include "optim/trainer.h"
 #include "tasks/text.h"

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/kernels.h"
 #include "engine/rng.h"
 #include "engine/threads.h"

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "engine/file_io.h"
+#include "base/file_io.h"
 #include "nn/checkpoint.h"
 #include "optim/model_run.h"
 #include "optim/run_folder.h"

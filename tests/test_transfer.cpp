@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "engine/file_io.h"
+#include "base/file_io.h"
 #include "lab/progress.h"
 #include "lab/transfer.h"
 #include "optim/search.h"

@@ -21,7 +21,6 @@
 #include <functional>
 
 #include "autograd/ops.h"
-#include "engine/cuda/runtime.h"
 #include "engine/profile.h"
 #include "engine/threads.h"
 #include "lab/bench_search.h"
@@ -169,7 +168,7 @@ void time_step(BenchRun& run, Device device, bool record) {
   kernel_profile() = {};
   const auto start = std::chrono::steady_clock::now();
   run.step();
-  if (device == Device::cuda) cuda::synchronize();
+  synchronize(device);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!record) return;
@@ -256,7 +255,7 @@ double sgemm_peak_gflops(Device device, int64_t n, int reps) {
   b.to_device(device);
   const double seconds = sorted_seconds(reps, [&] {
                            matmul(a.view(), b.view());
-                           if (device == Device::cuda) cuda::synchronize();
+                           synchronize(device);
                            reset_step();
                          }).front();
   return 2.0 * double(n) * double(n) * double(n) / seconds / 1e9;

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/file_io.h"
+#include "base/folder_lock.h"
+#include "base/json.h"
 #include "engine/dist.h"
-#include "engine/file_io.h"
-#include "engine/folder_lock.h"
-#include "engine/json.h"
 #include "lab/compare.h"
 #include "lab/compare_probe.h"
 #include "lab/progress.h"

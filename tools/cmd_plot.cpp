@@ -4,7 +4,7 @@
 //                               for MLP slots, the identity for attention.
 #include <cstdio>
 
-#include "engine/file_io.h"
+#include "base/file_io.h"
 #include "lab/arch_plot.h"
 #include "nn/architecture.h"
 #include "tools/commands.h"

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/file_io.h"
+#include "base/file_io.h"
 #include "lab/report.h"
 #include "tools/commands.h"
 

@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/file_io.h"
+#include "base/folder_lock.h"
 #include "engine/dist.h"
-#include "engine/file_io.h"
-#include "engine/folder_lock.h"
 #include "engine/threads.h"
 #include "lab/compare.h"
 #include "lab/progress.h"

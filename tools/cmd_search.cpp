@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/folder_lock.h"
 #include "engine/dist.h"
-#include "engine/folder_lock.h"
 #include "lab/compare.h"
 #include "lab/progress.h"
 #include "optim/search.h"

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "base/json.h"
 #include "engine/dist.h"
-#include "engine/json.h"
 #include "lab/progress.h"
 #include "lab/report_text.h"
 #include "tools/commands.h"

@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "base/file_io.h"
+#include "base/folder_lock.h"
 #include "engine/dist.h"
-#include "engine/file_io.h"
-#include "engine/folder_lock.h"
 #include "lab/compare.h"
 #include "lab/progress.h"
 #include "lab/transfer.h"

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <vector>
 
-#include "engine/json.h"
+#include "base/json.h"
 
 namespace tapir {
 

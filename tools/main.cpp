@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "base/error.h"
 #include "engine/dist.h"
-#include "engine/error.h"
 #include "tools/commands.h"
 #include "tools/config_file.h"
 #include "tools/version.h"

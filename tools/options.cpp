@@ -5,8 +5,8 @@
 #include <sstream>
 #include <utility>
 
-#include "engine/json.h"
-#include "engine/parse.h"
+#include "base/json.h"
+#include "base/parse.h"
 #include "engine/threads.h"
 #include "nn/spline.h"
 

@@ -1,17 +1,17 @@
 // Option helpers for the commands: each kind of value is parsed into its type
 // once, when the command line (or a --config file) is read, and a bad value
 // stops the command there with one line naming the flag, the value and what
-// is accepted. Closed choices are enums named in engine/names.h; --device is
+// is accepted. Closed choices are enums named in base/names.h; --device is
 // also checked to be usable (a cuda build with a GPU) before anything runs.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+#include "base/names.h"
 #include "engine/device.h"
-#include "engine/error.h"
 #include "engine/kernel_types.h"
-#include "engine/names.h"
 
 namespace tapir {
 

@@ -1,6 +1,6 @@
 #include "tools/train_options.h"
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "optim/recommend.h"
 #include "tools/constraint_options.h"
 

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "tasks/task.h"
 #include "tools/train_options.h"
 

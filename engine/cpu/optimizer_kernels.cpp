@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "base/error.h"
 #include "engine/cuda/runtime.h"
-#include "engine/error.h"
 
 namespace tapir::cuda {
 

@@ -1,8 +1,8 @@
 // The CUDA runtime's interface in a build without CUDA (TAPIR_CUDA=OFF or no
 // nvcc found): no device, and every use fails with one clear message, so
 // callers need no #if around cuda_available() checks.
+#include "base/error.h"
 #include "engine/cuda/runtime.h"
-#include "engine/error.h"
 
 namespace tapir::cuda {
 

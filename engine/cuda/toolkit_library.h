@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir::cuda {
 

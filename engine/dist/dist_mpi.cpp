@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/error.h"
 #include "engine/dist.h"
-#include "engine/error.h"
 
 namespace tapir::dist {
 

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <string>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "nn/architecture.h"
 #include "nn/transformer.h"
 #include "tests/fuzz/fuzz_input.h"

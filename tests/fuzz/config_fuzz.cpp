@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tools/commands.h"
 #include "tools/train_options.h"

@@ -1,4 +1,4 @@
-// Fuzz target: the JSON parser (engine/json.h) and the run config read from
+// Fuzz target: the JSON parser (base/json.h) and the run config read from
 // it (optim/train_config.h). The input is JSON text given to parse_json; a
 // value that parses must print and parse back to the same value, and is then
 // given to TrainConfig::from_json. A config that reads must read back from
@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "engine/error.h"
-#include "engine/json.h"
+#include "base/error.h"
+#include "base/json.h"
 #include "optim/train_config.h"
 
 namespace {

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "optim/run_folder.h"
 #include "optim/trainer.h"
 #include "tests/fuzz/fuzz_input.h"

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "engine/safetensors.h"
 #include "tests/fuzz/fuzz_input.h"
 

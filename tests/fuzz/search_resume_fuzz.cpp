@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/error.h"
+#include "base/error.h"
 #include "optim/search.h"
 #include "tests/fuzz/fuzz_input.h"
 

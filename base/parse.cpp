@@ -1,5 +1,5 @@
-// Strict numbers from text (engine/parse.h), on std::from_chars.
-#include "engine/parse.h"
+// Strict numbers from text (base/parse.h), on std::from_chars.
+#include "base/parse.h"
 
 #include <cctype>
 #include <charconv>
@@ -7,8 +7,8 @@
 #include <string>
 #include <system_error>
 
-#include "engine/error.h"
-#include "engine/json.h"
+#include "base/error.h"
+#include "base/json.h"
 
 namespace tapir {
 

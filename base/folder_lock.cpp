@@ -1,5 +1,5 @@
-// Folder locks with flock(2) (engine/folder_lock.h).
-#include "engine/folder_lock.h"
+// Folder locks with flock(2) (base/folder_lock.h).
+#include "base/folder_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/error.h"
-#include "engine/json.h"
+#include "base/error.h"
+#include "base/json.h"
 
 namespace tapir {
 

@@ -3,8 +3,8 @@
 #include <charconv>
 #include <unordered_set>
 
-#include "engine/error.h"
-#include "engine/json.h"
+#include "base/error.h"
+#include "base/json.h"
 
 namespace tapir {
 

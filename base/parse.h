@@ -6,7 +6,7 @@
 // escaped:
 //   parse_int64(value, path + ": metadata 'layers'", 0)
 //   -> "arch.safetensors: metadata 'layers': expected a non-negative integer, got '12abc'"
-// Sits at the bottom of the stack with engine/error.h.
+// Sits at the bottom of the stack with base/error.h.
 #pragma once
 #include <cstdint>
 #include <limits>

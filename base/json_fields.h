@@ -1,5 +1,5 @@
 // A config struct's JSON, written from one list of its fields. It sits next
-// to engine/json.h and names.h, at the bottom of the stack; the config
+// to base/json.h and names.h, at the bottom of the stack; the config
 // structs above (ModelConfig, SplineConfig, TrainConfig, ConstraintConfig)
 // list their fields once and get both directions from here.
 //
@@ -35,10 +35,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/json.h"
-#include "engine/kernel_types.h"
-#include "engine/names.h"
+#include "base/error.h"
+#include "base/json.h"
+#include "base/names.h"
 
 namespace tapir {
 
@@ -84,12 +83,14 @@ class JsonFieldWriter {
     list(inner);
     out_.set(key, inner.take());
   }
-  // A spline grid kept as four fields of this object.
-  void optional_grid(const SplineGrid& grid) {
+  // A spline grid kept as four fields of this object (Grid: engine's
+  // SplineGrid, whose extrapolation_word spells "linear" or "constant").
+  template <typename Grid>
+  void optional_grid(const Grid& grid) {
     out_.set("knots", grid.knots());
     out_.set("lo", grid.lo());
     out_.set("hi", grid.hi());
-    out_.set("extrapolate", extrapolation_name(grid.linear()));
+    out_.set("extrapolate", Grid::extrapolation_word(grid.linear()));
   }
 
   Json take() { return std::move(out_); }
@@ -163,22 +164,22 @@ class JsonFieldReader {
     read(v, path + ".", list);
   }
   // Each of the four keys is optional and keeps the grid's value; the grid
-  // is then built (and checked) from all four.
-  void optional_grid(SplineGrid& grid) {
+  // is then built (and checked) from all four: Grid(knots, lo, hi, linear).
+  template <typename Grid>
+  void optional_grid(Grid& grid) {
     int64_t knots = grid.knots();
     double lo = grid.lo(), hi = grid.hi();
     bool linear = grid.linear();
-    std::string extrapolate = extrapolation_name(linear);
+    std::string extrapolate = Grid::extrapolation_word(linear);
     optional("knots", knots);
     optional("lo", lo);
     optional("hi", hi);
     optional("extrapolate", extrapolate);
-    named(prefix_ + "extrapolate", [&] { linear = parse_extrapolation(extrapolate); });
+    named(prefix_ + "extrapolate", [&] { linear = Grid::parse_extrapolation_word(extrapolate); });
     if (prefix_.empty())
-      grid = SplineGrid(knots, lo, hi, linear);
+      grid = Grid(knots, lo, hi, linear);
     else  // names the object holding the grid
-      named(prefix_.substr(0, prefix_.size() - 1),
-            [&] { grid = SplineGrid(knots, lo, hi, linear); });
+      named(prefix_.substr(0, prefix_.size() - 1), [&] { grid = Grid(knots, lo, hi, linear); });
   }
 
   template <typename T>

@@ -1,10 +1,10 @@
 // Json value accessors and the writer. The parser lives in json_parse.cpp.
-#include "engine/json.h"
+#include "base/json.h"
 
 #include <charconv>
 #include <cmath>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir {
 

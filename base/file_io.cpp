@@ -1,6 +1,6 @@
 // POSIX file I/O behind read_file, write_file_atomic and append_line. Raw file
 // descriptors rather than streams, so each failure can report errno's reason.
-#include "engine/file_io.h"
+#include "base/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/error.h"
+#include "base/error.h"
 
 namespace tapir {
 
