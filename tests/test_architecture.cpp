@@ -14,6 +14,7 @@
 #include "lab/svg.h"
 #include "nn/architecture.h"
 #include "optim/trainer.h"
+#include "tests/test_support.h"
 #include "tools/commands.h"
 
 using namespace tapir;
@@ -21,19 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh folder under the system temp dir, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string name = "tapir_arch_";
-    name += std::to_string(getpid());
-    path = fs::temp_directory_path() / name;
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const char* name) const { return (path / name).string(); }
-};
+using test_support::TempDir;
 
 ModelConfig learned_config() {
   ModelConfig c;

@@ -13,6 +13,7 @@
 #include "base/file_io.h"
 #include "base/json.h"
 #include "lab/compare.h"
+#include "tests/test_support.h"
 #include "tools/commands.h"
 #include "tools/variant_options.h"
 
@@ -67,19 +68,7 @@ TEST_CASE("a bad variant fails naming the variant") {
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tapir_test_compare_" + std::to_string(getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string folder(const std::string& name) const {
-    fs::create_directories(path / name);
-    return (path / name).string();
-  }
-};
+using test_support::TempDir;
 
 // One metrics.jsonl line as the trainer writes it (the fields the comparison
 // reads, and a few it does not); groups as {"key": accuracy}.
@@ -354,7 +343,7 @@ TEST_CASE("thresholds are a comma list of accuracies in (0, 1], none twice") {
 
 TEST_CASE("tapir compare refuses a bad threshold list before it trains") {
   TempDir tmp;
-  const std::string out = (tmp.path / "cmp").string();
+  const std::string out = (tmp.path() / "cmp").string();
   CLI::App app;
   Command compare = add_compare_command(app);
   std::vector<std::string> args = {out,       "--out", "0.5,2",  "--threshold", "1",

@@ -9,37 +9,14 @@
 
 #include "base/error.h"
 #include "base/file_io.h"
+#include "tests/test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory under the system temp dir, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tapir_file_io_XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  size_t entry_count() const {
-    return static_cast<size_t>(std::distance(fs::directory_iterator(path_), {}));
-  }
-
- private:
-  fs::path path_;
-};
-
-std::string error_of(auto&& action) {
-  try {
-    action();
-  } catch (const tapir::Error& error) {
-    return error.what();
-  }
-  return "";
-}
+using test_support::error_of;
+using test_support::TempDir;
 
 }  // namespace
 

@@ -8,21 +8,10 @@
 
 #include "base/error.h"
 #include "base/parse.h"
+#include "tests/test_support.h"
 
 using namespace tapir;
-
-namespace {
-
-std::string error_of(auto&& parse) {
-  try {
-    parse();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using test_support::error_of;
 
 TEST_CASE("parse_int64: the whole text, in range, or one line naming what and the text") {
   CHECK(parse_int64("120", "step") == 120);

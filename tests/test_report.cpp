@@ -11,27 +11,14 @@
 #include "base/error.h"
 #include "base/file_io.h"
 #include "lab/report.h"
+#include "tests/test_support.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh folder under the system temp dir, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tapir_report_" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const char* name, const std::string& text) const {
-    const std::string file = (path / name).string();
-    write_file_atomic(file, text);
-    return file;
-  }
-};
+using test_support::TempDir;
 
 std::string report_error(const fs::path& dir) {
   try {
@@ -49,12 +36,12 @@ TEST_CASE("report: a run folder's metrics are read line by line, errors naming f
   dir.write("config.json", "{}\n");
   const std::string good = R"({"step":10,"split":"test","accuracy":0.5,"loss":1.25})";
   const std::string metrics = dir.write("metrics.jsonl", good + "\n");
-  CHECK(build_report(dir.path.string()).find("<h2>Learning curves</h2>") != std::string::npos);
+  CHECK(build_report(dir.path().string()).find("<h2>Learning curves</h2>") != std::string::npos);
   dir.write("metrics.jsonl", good + "\n" + good + "\n{\"step\":20,\n");
-  CHECK(report_error(dir.path) ==
+  CHECK(report_error(dir.path()) ==
         metrics + ": line 3: invalid JSON at byte 11: expected a string key");
   dir.write("metrics.jsonl", good + "\n" + R"({"step":20,"split":"test","loss":1.0})" + "\n");
-  CHECK(report_error(dir.path) == metrics + ": line 2: JSON: missing key 'accuracy'");
+  CHECK(report_error(dir.path()) == metrics + ": line 2: JSON: missing key 'accuracy'");
 }
 
 TEST_CASE("report: a search's and a comparison's JSON files are named in their errors") {
@@ -65,22 +52,22 @@ TEST_CASE("report: a search's and a comparison's JSON files are named in their e
   const std::string result = search.write(
       "search_result.json", R"({"steps":1,"untrained_mean_test_accuracy":0.1,)"
                             R"("final_mean_test_accuracy":0.5,"knot_abs_max":1.0,"near":false})");
-  CHECK(report_error(search.path) ==
+  CHECK(report_error(search.path()) ==
         result +
             ": JSON: unknown key 'near' (known: steps, untrained_mean_test_accuracy, "
             "final_mean_test_accuracy, knot_abs_max, model0_test_accuracy, near_chance)");
-  fs::remove_all(search.path);
+  fs::remove_all(search.path());
 
   TempDir compare;
   compare.write("compare.md", "");
   const std::string json = compare.write("compare.json", R"({"variants":3})");
-  CHECK(report_error(compare.path) == json + ": JSON: expected array, got integer");
+  CHECK(report_error(compare.path()) == json + ": JSON: expected array, got integer");
   compare.write("compare.json", R"({"variants":[{"variant":"a","runs":[{"dir":")" +
-                                    compare.path.string() + R"("}]}]})");
+                                    compare.path().string() + R"("}]}]})");
   // The variant's run (this folder too): its config.json is read as a run's config.
   compare.write("metrics.jsonl",
                 R"({"step":10,"split":"test","accuracy":0.5,"loss":1.25,"wall_s":1.0})"
                 "\n");
   const std::string config = compare.write("config.json", R"({"task":"modadd"})");
-  CHECK(report_error(compare.path) == config + ": JSON: missing key 'task_options'");
+  CHECK(report_error(compare.path()) == config + ": JSON: missing key 'task_options'");
 }

@@ -11,8 +11,11 @@
 
 #include "base/error.h"
 #include "tasks/task.h"
+#include "tests/test_support.h"
 
 namespace {
+
+using test_support::error_of;
 
 using tapir::Batch;
 using tapir::Rng;
@@ -20,15 +23,6 @@ using tapir::TaskOptions;
 
 std::unique_ptr<tapir::Task> make_copy(std::map<std::string, std::string> options = {}) {
   return tapir::make_task("copy", TaskOptions(std::move(options)));
-}
-
-std::string error_of(auto&& action) {
-  try {
-    action();
-  } catch (const tapir::Error& error) {
-    return error.what();
-  }
-  return "";
 }
 
 // Checks row b against the format by decoding it to names, and returns the

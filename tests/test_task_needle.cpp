@@ -12,8 +12,11 @@
 
 #include "base/error.h"
 #include "tasks/task.h"
+#include "tests/test_support.h"
 
 namespace {
+
+using test_support::error_of;
 
 using tapir::Batch;
 using tapir::Rng;
@@ -21,15 +24,6 @@ using tapir::TaskOptions;
 
 std::unique_ptr<tapir::Task> make_needle(std::map<std::string, std::string> options = {}) {
   return tapir::make_task("needle", TaskOptions(std::move(options)));
-}
-
-std::string error_of(auto&& action) {
-  try {
-    action();
-  } catch (const tapir::Error& error) {
-    return error.what();
-  }
-  return "";
 }
 
 std::vector<int32_t> row(const Batch& batch, int64_t b) {

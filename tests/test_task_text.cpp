@@ -17,10 +17,14 @@
 #include "base/error.h"
 #include "base/file_io.h"
 #include "tasks/text_sample.h"
+#include "tests/test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using test_support::error_of;
+using test_support::TempDir;
 
 using tapir::Batch;
 using tapir::Rng;
@@ -29,40 +33,11 @@ using tapir::TextTask;
 
 const std::string kTiny = (fs::path(__FILE__).parent_path() / "data" / "tiny.txt").string();
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tapir_text_XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    const fs::path file = path_ / name;
-    fs::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << bytes;
-    return file.string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
 std::unique_ptr<TextTask> make_text(std::map<std::string, std::string> options) {
   const TaskOptions o(std::move(options));
   auto task = std::make_unique<TextTask>(o);
   o.check_all_used("text");
   return task;
-}
-
-std::string error_of(auto&& action) {
-  try {
-    action();
-  } catch (const tapir::Error& error) {
-    return error.what();
-  }
-  return "";
 }
 
 // 3000 letters from an LCG: every 12-letter window occurs once (checked).
@@ -238,7 +213,7 @@ TEST_CASE("text reads file lists in order and directories sorted, skipping hidde
 
 TEST_CASE("text refuses bad corpora and options naming them") {
   TempDir dir;
-  const std::string empty = dir.write("empty.txt", ""), missing = dir.path() + "/nope.txt";
+  const std::string empty = dir.write("empty.txt", ""), missing = dir.file("nope.txt");
   std::string e = error_of([&] { make_text({{"path", missing}}); });
   CHECK(e.find("path") != std::string::npos);
   CHECK(e.find(missing) != std::string::npos);
@@ -247,9 +222,9 @@ TEST_CASE("text refuses bad corpora and options naming them") {
   CHECK(e.find(empty) != std::string::npos);
   CHECK(e.find("empty") != std::string::npos);
   CHECK(error_of([&] { make_text({}); }).find("path") != std::string::npos);
-  fs::create_directories(dir.path() + "/void");
+  dir.folder("void");
   CHECK(error_of([&] {
-          make_text({{"path", dir.path() + "/void"}});
+          make_text({{"path", dir.file("void")}});
         }).find("void") != std::string::npos);
   // tiny.txt has 3055 bytes; its test split 306.
   e = error_of([&] { make_text({{"path", kTiny}, {"context", "400"}}); });
