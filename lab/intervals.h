@@ -1,0 +1,73 @@
+// Intervals and verdicts over seeds (and searches) for `tapir compare`: a
+// percentile bootstrap of the median, and of the ratio of two variants'
+// medians, with the verdict that the ratio's interval supports.
+//
+// Censoring: a run that never reached a threshold has steps kNever. In a
+// median and its interval it sorts last ("never" when it is the median);
+// in a ratio it counts as the run's budget (its last step), so a variant
+// that never gets there is at least budget / baseline slower, never dropped.
+//
+// Every resampling draws from the engine's counter-based RNG with a fixed
+// seed, so the same runs give the same intervals on every machine.
+// Sits in lab/ with lab/stats.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tapir {
+
+// How many resamples an interval takes, and the coverage.
+constexpr int kBootstrapResamples = 4000;
+constexpr double kIntervalLevel = 0.95;
+
+// A point estimate and its 95% interval [lo, hi]; lo <= point <= hi where
+// finite, all kNever where the median is censored.
+struct Interval {
+  double point = 0, lo = 0, hi = 0;
+};
+
+// The median of `values` with a percentile bootstrap interval over them.
+// `stream` picks the RNG stream so that two intervals in one table use
+// different draws. Empty input: all NaN.
+Interval median_interval(const std::vector<double>& values, uint64_t stream = 0);
+
+// Groups of values (e.g. one group per search, its seeds inside): the
+// median over all values, with a two-level bootstrap that resamples groups,
+// then values within each drawn group. One group is the plain bootstrap.
+Interval grouped_median_interval(const std::vector<std::vector<double>>& groups,
+                                 uint64_t stream = 0);
+
+enum class RatioVerdict { faster, slower, inconclusive };
+
+// variant / baseline on the medians of steps to a threshold (censored at
+// `budget`): the ratio, its interval, and what the interval says: faster
+// (whole interval below 1), slower (whole interval above 1), or inconclusive.
+struct StepsRatio {
+  Interval ratio;
+  RatioVerdict verdict = RatioVerdict::inconclusive;
+  bool paired = false;  // resampled by seed (both variants saw the same data orders)
+  int n = 0;            // seeds (pairs when paired; the smaller side otherwise)
+  int groups = 1;       // searches (groups of seeds)
+  // Inconclusive only: about how many seeds per group would give an interval
+  // that excludes 1 at today's ratio (the interval narrows as 1/sqrt(n) on
+  // a log scale); 0 when the ratio is 1 (no number of seeds decides it).
+  int seeds_to_decide = 0;
+};
+
+// Paired: variant[i] and baseline[i] are the same seed (index i in every
+// group), resampled together. Unpaired: each side resampled on its own.
+// groups: variant and baseline hold one vector per search (the baseline's
+// groups are its seeds again when it has no search: pass it once, and it
+// is resampled as one group).
+StepsRatio steps_ratio(const std::vector<std::vector<double>>& variant,
+                       const std::vector<std::vector<double>>& baseline, double budget, bool paired,
+                       uint64_t stream = 0);
+
+// "faster", "slower", "inconclusive".
+const char* ratio_verdict_word(RatioVerdict verdict);
+
+// "0.43x [0.31, 0.60]"; censored ends read "never".
+std::string format_ratio(const Interval& ratio);
+
+}  // namespace tapir
