@@ -9,7 +9,6 @@
 #include "autograd/ops.h"
 #include "base/clock.h"
 #include "base/file_io.h"
-#include "base/json_fields.h"
 #include "engine/dist.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
@@ -18,86 +17,6 @@
 namespace tapir {
 
 namespace fs = std::filesystem;
-
-OptimizerConfig SearchConfig::default_arch_optimizer() {
-  OptimizerConfig c;
-  c.name = "adam";
-  c.beta1 = 0.99;
-  c.beta2 = 0.999;
-  c.eps = 1e-8;
-  c.weight_decay = 0;
-  return c;
-}
-
-void SearchConfig::validate() const {
-  base.validate();
-  TAPIR_CHECK(models >= 1 && models <= 256, "search: models must be in [1, 256], got ", models);
-  TAPIR_CHECK(steps >= 0, "search: steps must be non-negative, got ", steps);
-  TAPIR_CHECK(arch_lr > 0 && std::isfinite(arch_lr), "search: arch-lr must be positive, got ",
-              arch_lr);
-  TAPIR_CHECK(smoothness >= 0, "search: smoothness must be non-negative, got ", smoothness);
-  TAPIR_CHECK(amplitude >= 0, "search: amplitude must be non-negative, got ", amplitude);
-  TAPIR_CHECK(arch_batch >= 0, "search: arch-batch must be non-negative, got ", arch_batch);
-}
-
-SearchConfig SearchConfig::resolved() const {
-  SearchConfig c = *this;
-  if (c.steps == 0) c.steps = c.base.steps;
-  if (c.arch_batch == 0) c.arch_batch = c.base.batch;
-  if (c.snapshot_every == 0) c.snapshot_every = c.base.eval_every;
-  return c;
-}
-
-Json SearchConfig::to_json() const {
-  Json j = Json::object();
-  j.set("base", base.to_json());
-  j.set("models", models);
-  j.set("steps", steps);
-  j.set("stagger", stagger);
-  Json o = Json::object();
-  o.set("name", arch_optimizer.name);
-  o.set("lr", arch_lr);
-  o.set("beta1", arch_optimizer.beta1);
-  o.set("beta2", arch_optimizer.beta2);
-  o.set("eps", arch_optimizer.eps);
-  j.set("arch_optimizer", o);
-  j.set("arch_grad", arch_grad_mean ? "mean" : "sum");
-  j.set("arch_split", name_of(arch_split));
-  j.set("smoothness", smoothness);
-  j.set("amplitude", amplitude);
-  j.set("arch_batch", arch_batch);
-  j.set("snapshot_every", snapshot_every);
-  return j;
-}
-
-SearchConfig SearchConfig::from_json(const Json& j) {
-  SearchConfig c;
-  std::string arch_grad;
-  JsonFieldReader::read(j, "", [&](JsonFieldReader& f) {
-    f.required("base", c.base);
-    f.required("models", c.models);
-    f.required("steps", c.steps);
-    f.required("stagger", c.stagger);
-    f.group("arch_optimizer", [&](JsonFieldReader& o) {
-      o.required("name", c.arch_optimizer.name);
-      o.required("lr", c.arch_lr);
-      o.required("beta1", c.arch_optimizer.beta1);
-      o.required("beta2", c.arch_optimizer.beta2);
-      o.required("eps", c.arch_optimizer.eps);
-    });
-    f.required("arch_grad", arch_grad);
-    f.optional("arch_split", c.arch_split);  // absent before it existed: the arch split
-    f.required("smoothness", c.smoothness);
-    f.required("amplitude", c.amplitude);
-    f.required("arch_batch", c.arch_batch);
-    f.required("snapshot_every", c.snapshot_every);
-  });
-  TAPIR_CHECK(arch_grad == "sum" || arch_grad == "mean",
-              "JSON: key 'arch_grad': expected 'sum' or 'mean', got ", tapir::quoted(arch_grad));
-  c.arch_grad_mean = arch_grad == "mean";
-  c.validate();  // the model is checked when the search builds it (its vocab comes from the task)
-  return c;
-}
 
 Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks)
     : Search(config, std::move(out_dir), over_ranks, nullptr, "") {}
@@ -340,7 +259,7 @@ void Search::step() {
     add_arch_gradient(m);
   }
   if (active_models > 0) {
-    if (config_.arch_grad_mean)
+    if (config_.arch_grad == ArchGrad::mean)
       for (auto& p : shared_) {
         float* g = p->tensor().host_grad<float>();
         for (int64_t i = 0; i < p->tensor().numel(); ++i) g[i] /= float(active_models);
@@ -371,56 +290,6 @@ Architecture Search::architecture() {
   Trainer& t = *members_.front().trainer;
   copy_shared_into(members_.front());
   return architecture_of(t.model());
-}
-
-bool SearchOutcome::near_chance() const {
-  return final_accuracy < untrained_accuracy + 0.1 * (1.0 - untrained_accuracy);
-}
-
-std::string SearchOutcome::verdict() const {
-  char buf[320];
-  if (near_chance())
-    std::snprintf(buf, sizeof buf,
-                  "warning: the models ended near chance: mean test accuracy %.4f after %lld "
-                  "steps, %.4f untrained (largest |knot| %.3g); the learned functions are "
-                  "unlikely to help (try more --steps, a lower --arch-lr or --amplitude)",
-                  final_accuracy, static_cast<long long>(steps), untrained_accuracy, knot_abs_max);
-  else
-    std::snprintf(buf, sizeof buf,
-                  "the models reached mean test accuracy %.4f after %lld steps (%.4f untrained; "
-                  "largest |knot| %.3g)",
-                  final_accuracy, static_cast<long long>(steps), untrained_accuracy, knot_abs_max);
-  std::string line = buf;
-  if (model0_accuracy >= 0) {
-    std::snprintf(buf, sizeof buf, "; model 0 ended at %.4f", model0_accuracy);
-    line += buf;
-  }
-  return line;
-}
-
-Json SearchOutcome::to_json() const {
-  Json j = Json::object();
-  j.set("steps", steps);
-  j.set("untrained_mean_test_accuracy", untrained_accuracy);
-  j.set("final_mean_test_accuracy", final_accuracy);
-  j.set("knot_abs_max", knot_abs_max);
-  if (model0_accuracy >= 0) j.set("model0_test_accuracy", model0_accuracy);
-  j.set("near_chance", near_chance());
-  return j;
-}
-
-SearchOutcome SearchOutcome::from_json(const Json& j) {
-  SearchOutcome o;
-  JsonFieldReader::read(j, "", [&](JsonFieldReader& f) {
-    f.required("steps", o.steps);
-    f.required("untrained_mean_test_accuracy", o.untrained_accuracy);
-    f.required("final_mean_test_accuracy", o.final_accuracy);
-    f.required("knot_abs_max", o.knot_abs_max);
-    f.optional("model0_test_accuracy", o.model0_accuracy);
-    bool near_chance = false;  // written for readers of the file; follows from the above
-    f.optional("near_chance", near_chance);
-  });
-  return o;
 }
 
 void Search::run(const Events& events) {

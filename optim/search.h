@@ -26,68 +26,10 @@
 #include <vector>
 
 #include "nn/architecture.h"
+#include "optim/search_config.h"
 #include "optim/trainer.h"
 
 namespace tapir {
-
-// Where a search draws its D_arch batches: the task's held-out "arch" split
-// (the method as the paper states it), or the "train" split the weights
-// also train on (the authors' public code: no held-out data).
-enum class ArchSplit { arch, train };
-template <>
-struct Names<ArchSplit> {
-  static constexpr const char* what = "arch split";
-  static constexpr std::pair<ArchSplit, const char*> table[] = {{ArchSplit::arch, "arch"},
-                                                                {ArchSplit::train, "train"}};
-};
-
-struct SearchConfig {
-  TrainConfig base;      // task, model (with learned functions), weight optimizer, ...
-                         // base.steps = one model's lifetime N
-  int models = 8;        // M
-  int64_t steps = 0;     // total steps of the search (0: base.steps)
-  bool stagger = false;  // staggered starts and re-initialisation
-  OptimizerConfig arch_optimizer = default_arch_optimizer();
-  double arch_lr = 0.1;
-  bool arch_grad_mean = false;             // average over active models instead of summing
-  ArchSplit arch_split = ArchSplit::arch;  // the task split D_arch batches come from
-  double smoothness = 0;       // weight of sum (v[k-1] - 2 v[k] + v[k+1])^2 per function
-  double amplitude = 0;        // keep |v| <= amplitude after each step (0: no bound)
-  int64_t arch_batch = 0;      // D_arch batch size (0: base.batch)
-  int64_t snapshot_every = 0;  // save the functions every N steps (0: base.eval_every)
-
-  static OptimizerConfig default_arch_optimizer();
-  void validate() const;
-  Json to_json() const;
-  static SearchConfig from_json(const Json& j);  // what to_json wrote, validated
-  // With steps, arch_batch and snapshot_every at 0 replaced by the values a
-  // search uses (what search.json records).
-  SearchConfig resolved() const;
-};
-
-// How a search ended, for its verdict: the models' mean test accuracy
-// untrained (what chance looks like for this task and model) and at the
-// last evaluation, and the largest |knot value| of the shared functions.
-// A search whose models end near chance learned functions that no model
-// could use; its architecture file is written all the same, and the command
-// and the report say so.
-struct SearchOutcome {
-  int64_t steps = 0;
-  double untrained_accuracy = 0;
-  double final_accuracy = 0;
-  double knot_abs_max = 0;
-  // Model 0's test accuracy at the last evaluation (the model the authors'
-  // code reports: with --stagger it starts at step 0); -1 when unknown
-  // (search_result.json written before it was recorded).
-  double model0_accuracy = -1;
-  // final_accuracy below a tenth of the way from untrained to perfect.
-  bool near_chance() const;
-  // One line: "the models reached mean test accuracy 0.98 (untrained 0.02)"
-  // or "warning: the models ended near chance: ...".
-  std::string verdict() const;
-  Json to_json() const;
-  static SearchOutcome from_json(const Json& j);  // what to_json wrote
-};
 
 // A search folder:
 //   search.json          the SearchConfig, resolved

@@ -35,7 +35,7 @@ Command add_search_command(CLI::App& app) {
   struct Options {
     TrainOptions train;
     SearchConfig search;
-    std::string arch_grad = "sum", out, resume;
+    std::string out, resume;
     bool force = false, quiet = false;
   };
   auto o = std::make_shared<Options>();
@@ -65,10 +65,8 @@ Command add_search_command(CLI::App& app) {
   cmd->add_option("--arch-beta2", s.arch_optimizer.beta2, "Their Adam beta2")
       ->group(g)
       ->capture_default_str();
-  cmd->add_option("--arch-grad", o->arch_grad, "Combine the models' D_arch gradients: sum | mean")
-      ->group(g)
-      ->check(CLI::IsMember({"sum", "mean"}))
-      ->capture_default_str();
+  add_name_option(*cmd, "--arch-grad", s.arch_grad, "Combine the models' D_arch gradients")
+      ->group(g);
   add_name_option(*cmd, "--arch-split", s.arch_split,
                   "Split of the D_arch batches (train: the weights' own data, as the authors' "
                   "code)")
@@ -122,7 +120,6 @@ Command add_search_command(CLI::App& app) {
         config.base = finish_train_options(*cmd, o->train);
         const std::string note =
             recommended_note(config.base.task, recommend_unless_given(*cmd, config.base));
-        config.arch_grad_mean = o->arch_grad == "mean";
         const bool existed = fs::exists(o->out) && !fs::is_empty(o->out);
         if (existed) {
           TAPIR_CHECK(o->force, "output folder ", o->out,
