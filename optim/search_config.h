@@ -1,5 +1,6 @@
 // What defines a Stage I search (its search.json) and how it ended (its
-// search_result.json). The loop that runs one is optim/search.h.
+// search_result.json). The loop that runs one is optim/search.h; the folder
+// that holds both files is optim/search_folder.h.
 #pragma once
 #include <cstdint>
 #include <string>
