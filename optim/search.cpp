@@ -1,103 +1,21 @@
+// The Stage I loop (optim/search.h): building the models, one step of every
+// active model and of the shared functions, the schedule of restarts, the
+// evaluations and the end.
 #include "optim/search.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <exception>
-#include <filesystem>
 
 #include "autograd/ops.h"
 #include "base/clock.h"
-#include "base/file_io.h"
-#include "base/json_fields.h"
 #include "engine/dist.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
+#include "optim/search_ranks.h"
 #include "optim/task_loss.h"
 
 namespace tapir {
-
-namespace fs = std::filesystem;
-
-OptimizerConfig SearchConfig::default_arch_optimizer() {
-  OptimizerConfig c;
-  c.name = "adam";
-  c.beta1 = 0.99;
-  c.beta2 = 0.999;
-  c.eps = 1e-8;
-  c.weight_decay = 0;
-  return c;
-}
-
-void SearchConfig::validate() const {
-  base.validate();
-  TAPIR_CHECK(models >= 1 && models <= 256, "search: models must be in [1, 256], got ", models);
-  TAPIR_CHECK(steps >= 0, "search: steps must be non-negative, got ", steps);
-  TAPIR_CHECK(arch_lr > 0 && std::isfinite(arch_lr), "search: arch-lr must be positive, got ",
-              arch_lr);
-  TAPIR_CHECK(smoothness >= 0, "search: smoothness must be non-negative, got ", smoothness);
-  TAPIR_CHECK(amplitude >= 0, "search: amplitude must be non-negative, got ", amplitude);
-  TAPIR_CHECK(arch_batch >= 0, "search: arch-batch must be non-negative, got ", arch_batch);
-}
-
-SearchConfig SearchConfig::resolved() const {
-  SearchConfig c = *this;
-  if (c.steps == 0) c.steps = c.base.steps;
-  if (c.arch_batch == 0) c.arch_batch = c.base.batch;
-  if (c.snapshot_every == 0) c.snapshot_every = c.base.eval_every;
-  return c;
-}
-
-Json SearchConfig::to_json() const {
-  Json j = Json::object();
-  j.set("base", base.to_json());
-  j.set("models", models);
-  j.set("steps", steps);
-  j.set("stagger", stagger);
-  Json o = Json::object();
-  o.set("name", arch_optimizer.name);
-  o.set("lr", arch_lr);
-  o.set("beta1", arch_optimizer.beta1);
-  o.set("beta2", arch_optimizer.beta2);
-  o.set("eps", arch_optimizer.eps);
-  j.set("arch_optimizer", o);
-  j.set("arch_grad", arch_grad_mean ? "mean" : "sum");
-  j.set("arch_split", name_of(arch_split));
-  j.set("smoothness", smoothness);
-  j.set("amplitude", amplitude);
-  j.set("arch_batch", arch_batch);
-  j.set("snapshot_every", snapshot_every);
-  return j;
-}
-
-SearchConfig SearchConfig::from_json(const Json& j) {
-  SearchConfig c;
-  std::string arch_grad;
-  JsonFieldReader::read(j, "", [&](JsonFieldReader& f) {
-    f.required("base", c.base);
-    f.required("models", c.models);
-    f.required("steps", c.steps);
-    f.required("stagger", c.stagger);
-    f.group("arch_optimizer", [&](JsonFieldReader& o) {
-      o.required("name", c.arch_optimizer.name);
-      o.required("lr", c.arch_lr);
-      o.required("beta1", c.arch_optimizer.beta1);
-      o.required("beta2", c.arch_optimizer.beta2);
-      o.required("eps", c.arch_optimizer.eps);
-    });
-    f.required("arch_grad", arch_grad);
-    f.optional("arch_split", c.arch_split);  // absent before it existed: the arch split
-    f.required("smoothness", c.smoothness);
-    f.required("amplitude", c.amplitude);
-    f.required("arch_batch", c.arch_batch);
-    f.required("snapshot_every", c.snapshot_every);
-  });
-  TAPIR_CHECK(arch_grad == "sum" || arch_grad == "mean",
-              "JSON: key 'arch_grad': expected 'sum' or 'mean', got ", tapir::quoted(arch_grad));
-  c.arch_grad_mean = arch_grad == "mean";
-  c.validate();  // the model is checked when the search builds it (its vocab comes from the task)
-  return c;
-}
 
 Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks)
     : Search(config, std::move(out_dir), over_ranks, nullptr, "") {}
@@ -105,18 +23,19 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks)
 Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
                const SafeTensorsFile* state, const std::string& path)
     : config_(config),
-      out_dir_(std::move(out_dir)),
+      folder_(std::move(out_dir)),
       over_ranks_(over_ranks && dist::distributed()),
       wall_start_(now_seconds()) {
   config_.validate();
   config_ = config_.resolved();
   TAPIR_CHECK(config_.base.arch_file.empty(),
               "search learns its own functions: --arch cannot be given to it");
+  schedule_ = {config_.models, config_.base.steps, config_.stagger};
   members_.resize(static_cast<size_t>(config_.models));
   for (int m = 0; m < config_.models; ++m) {
     Member& member = members_[static_cast<size_t>(m)];
     if (state == nullptr) {
-      member.start = first_start(m);
+      member.start = schedule_.first_start(m);
       start_member(m, 0);
     } else {
       // Where and in which generation the model is; restore_state checks both.
@@ -125,29 +44,16 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
       start_member(m, metadata_count(*state, path, prefix + "generation"), /*fresh=*/false);
     }
   }
-  // The shared functions start as model 0's initial splines (every model
-  // initialises them identically from the config).
-  Member& first = members_.front();
+  // The shared functions start as model 0's initial splines.
+  const Member& first = members_.front();
   TAPIR_CHECK(!first.splines.empty(),
               "search needs a model with learned functions (--mlp-act spline and/or --attn "
               "score-spline or feature-spline)");
-  const auto learned = first.trainer->model().learned_functions();
-  for (size_t k = 0; k < first.splines.size(); ++k) {
-    auto p = std::make_unique<Parameter>();
-    Parameter& src = first.splines[k]->values();
-    p->name = src.name;
-    p->value = HeapTensor(src.tensor().shape(), DType::f32, true);
-    p->decay = false;
-    copy_values(p->tensor(), src.tensor());  // the shared functions live on the host
-    shared_.push_back(std::move(p));
-  }
-  arch_optimizer_ = make_optimizer(config_.arch_optimizer, shared_parameters());
-  if (state != nullptr) {
+  functions_ = std::make_unique<SharedFunctions>(first.splines, config_.models, config_);
+  if (state != nullptr)
     restore_state(*state, path);
-  } else if (writes_shared()) {
-    fs::create_directories(fs::path(out_dir_) / "snapshots");
-    write_config();
-  }
+  else if (writes_shared())
+    folder_.start_fresh(config_);
 }
 
 bool Search::owns(int m) const {
@@ -155,7 +61,7 @@ bool Search::owns(int m) const {
 }
 
 bool Search::writes_shared() const {
-  return !out_dir_.empty() && (!over_ranks_ || dist::is_root());
+  return folder_.writes() && (!over_ranks_ || dist::is_root());
 }
 
 int64_t Search::member_steps(int m) const {
@@ -172,24 +78,6 @@ Search::ModelLists Search::models_with_steps(int64_t min_steps) const {
   return lists;
 }
 
-void Search::write_config() const {
-  write_file_atomic((fs::path(out_dir_) / kConfig).string(), to_json(config_.to_json(), 2) + "\n");
-}
-
-int64_t Search::first_start(int m) const {
-  return config_.stagger ? config_.base.steps * m / config_.models : 0;
-}
-
-std::string Search::member_dir(int m, int64_t generation) const {
-  if (out_dir_.empty()) return "";
-  std::string name = "model-" + std::to_string(m);
-  if (generation > 0) {
-    name += "-gen-";
-    name += std::to_string(generation);
-  }
-  return (fs::path(out_dir_) / "models" / name).string();
-}
-
 void Search::start_member(int m, int64_t generation, bool fresh) {
   Member& member = members_[static_cast<size_t>(m)];
   TrainConfig c = config_.base;
@@ -197,7 +85,7 @@ void Search::start_member(int m, int64_t generation, bool fresh) {
   c.seed = config_.base.seed + static_cast<uint64_t>(generation * config_.models + m);
   // Every process builds every model (the same seeds give the same models);
   // only the one that steps it gives it its folder.
-  member.trainer = std::make_unique<Trainer>(c, owns(m) ? member_dir(m, generation) : "");
+  member.trainer = std::make_unique<Trainer>(c, owns(m) ? folder_.model_dir(m, generation) : "");
   if (fresh && owns(m)) member.trainer->start_fresh(/*force=*/true);
   member.generation = generation;
   member.arch_rng = Rng(c.seed, 2);
@@ -212,24 +100,17 @@ void Search::start_member(int m, int64_t generation, bool fresh) {
   }
 }
 
-std::vector<Parameter*> Search::shared_parameters() const {
-  std::vector<Parameter*> out;
-  for (auto& p : shared_) out.push_back(p.get());
-  return out;
-}
-
 bool Search::active(int model) const {
   return step_ >= members_[static_cast<size_t>(model)].start;
 }
 
 void Search::copy_shared_into(Member& member) {
-  for (size_t k = 0; k < shared_.size(); ++k)
-    copy_values(member.splines[k]->values().tensor(), shared_[k]->tensor());
+  functions_->copy_into(member.splines);
 }
 
 double Search::arch_backward(int model) {
   const double value = arch_gradient(model);
-  add_arch_gradient(model);
+  functions_->add_gradient(model);
   return value;
 }
 
@@ -252,25 +133,9 @@ double Search::arch_gradient(int model) {
               " at step ", step_ + 1);
   backward(loss);
   reset_step();
-  member.arch_grad.resize(shared_.size());
-  for (size_t k = 0; k < shared_.size(); ++k) {
-    // The member's gradient, read on the host (a copy when the member is on cuda).
-    const Tensor g = to_host(grad_view(member.splines[k]->values().tensor()));
-    const float* src = g.host_data<float>();
-    member.arch_grad[k].assign(src, src + g.numel());
-    member.splines[k]->values().value.zero_grad();
-  }
+  functions_->take_gradient(model, member.splines);
   for (Parameter* p : member.weights) p->set_frozen(false);
   return value;
-}
-
-void Search::add_arch_gradient(int model) {
-  const Member& member = members_[static_cast<size_t>(model)];
-  for (size_t k = 0; k < shared_.size(); ++k) {
-    float* dst = shared_[k]->tensor().host_grad<float>();
-    const std::vector<float>& src = member.arch_grad[k];
-    for (size_t i = 0; i < src.size(); ++i) dst[i] += src[i];
-  }
 }
 
 void Search::for_models(const std::vector<int>& models, const std::function<void(int)>& f) {
@@ -304,123 +169,44 @@ void Search::weights_step(int model) {
   for (Spline* s : member.splines) s->values().set_frozen(false);
 }
 
-void Search::add_smoothness_gradient() {
-  // d/dv of lambda * sum_k (v[k-1] - 2 v[k] + v[k+1])^2, per row.
-  const double lambda = config_.smoothness;
-  for (auto& p : shared_) {
-    Tensor t = p->tensor();
-    const int64_t K = t.shape().last(), rows = t.numel() / K;
-    const float* v = t.host_data<float>();
-    float* g = t.host_grad<float>();
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t k = 1; k + 1 < K; ++k) {
-        const double d2 = double(v[r * K + k - 1]) - 2.0 * v[r * K + k] + v[r * K + k + 1];
-        const double c = 2.0 * lambda * d2;
-        g[r * K + k - 1] += static_cast<float>(c);
-        g[r * K + k] += static_cast<float>(-2.0 * c);
-        g[r * K + k + 1] += static_cast<float>(c);
-      }
-  }
-}
-
 void Search::step() {
-  for (auto& p : shared_) p->value.zero_grad();
+  functions_->zero_grad();
   const auto [models, mine] = models_with_steps(0);
   std::vector<double> losses(static_cast<size_t>(config_.models), 0.0);
   for_models(mine, [&](int m) {
     losses[static_cast<size_t>(m)] = arch_gradient(m);
     weights_step(m);
   });
-  if (over_ranks_) share_arch_gradients(models, losses);
+  if (over_ranks_) share_arch_gradients(models, losses, *functions_);
   // In model order, whichever thread ran each model.
   const int active_models = static_cast<int>(models.size());
   double arch_loss = 0;
   for (int m : models) {
     arch_loss += losses[static_cast<size_t>(m)];
-    add_arch_gradient(m);
+    functions_->add_gradient(m);
   }
   if (active_models > 0) {
-    if (config_.arch_grad_mean)
-      for (auto& p : shared_) {
-        float* g = p->tensor().host_grad<float>();
-        for (int64_t i = 0; i < p->tensor().numel(); ++i) g[i] /= float(active_models);
-      }
-    if (config_.smoothness > 0) add_smoothness_gradient();
-    arch_optimizer_->step(config_.arch_lr);
-    if (config_.amplitude > 0)
-      for (auto& p : shared_) {
-        float* v = p->tensor().host_data<float>();
-        const float a = static_cast<float>(config_.amplitude);
-        for (int64_t i = 0; i < p->tensor().numel(); ++i) v[i] = std::clamp(v[i], -a, a);
-      }
+    functions_->update(active_models);
     last_arch_loss_ = arch_loss / active_models;
   }
   ++step_;
-  // Models that finished their lifetime start over (staggered search only).
-  if (config_.stagger)
-    for (int m = 0; m < config_.models; ++m) {
-      Member& member = members_[static_cast<size_t>(m)];
-      if (active(m) && member_steps(m) >= config_.base.steps) {
-        member.start = step_;
-        start_member(m, member.generation + 1);
-      }
+  restart_finished();
+}
+
+void Search::restart_finished() {
+  for (int m = 0; m < config_.models; ++m) {
+    Member& member = members_[static_cast<size_t>(m)];
+    if (active(m) && schedule_.restarts(member_steps(m))) {
+      member.start = step_;
+      start_member(m, member.generation + 1);
     }
+  }
 }
 
 Architecture Search::architecture() {
   Trainer& t = *members_.front().trainer;
   copy_shared_into(members_.front());
   return architecture_of(t.model());
-}
-
-bool SearchOutcome::near_chance() const {
-  return final_accuracy < untrained_accuracy + 0.1 * (1.0 - untrained_accuracy);
-}
-
-std::string SearchOutcome::verdict() const {
-  char buf[320];
-  if (near_chance())
-    std::snprintf(buf, sizeof buf,
-                  "warning: the models ended near chance: mean test accuracy %.4f after %lld "
-                  "steps, %.4f untrained (largest |knot| %.3g); the learned functions are "
-                  "unlikely to help (try more --steps, a lower --arch-lr or --amplitude)",
-                  final_accuracy, static_cast<long long>(steps), untrained_accuracy, knot_abs_max);
-  else
-    std::snprintf(buf, sizeof buf,
-                  "the models reached mean test accuracy %.4f after %lld steps (%.4f untrained; "
-                  "largest |knot| %.3g)",
-                  final_accuracy, static_cast<long long>(steps), untrained_accuracy, knot_abs_max);
-  std::string line = buf;
-  if (model0_accuracy >= 0) {
-    std::snprintf(buf, sizeof buf, "; model 0 ended at %.4f", model0_accuracy);
-    line += buf;
-  }
-  return line;
-}
-
-Json SearchOutcome::to_json() const {
-  Json j = Json::object();
-  j.set("steps", steps);
-  j.set("untrained_mean_test_accuracy", untrained_accuracy);
-  j.set("final_mean_test_accuracy", final_accuracy);
-  j.set("knot_abs_max", knot_abs_max);
-  if (model0_accuracy >= 0) j.set("model0_test_accuracy", model0_accuracy);
-  j.set("near_chance", near_chance());
-  return j;
-}
-
-SearchOutcome SearchOutcome::from_json(const Json& j) {
-  SearchOutcome o;
-  JsonFieldReader::read(j, "", [&](JsonFieldReader& f) {
-    f.required("steps", o.steps);
-    f.required("untrained_mean_test_accuracy", o.untrained_accuracy);
-    f.required("final_mean_test_accuracy", o.final_accuracy);
-    f.required("knot_abs_max", o.knot_abs_max);
-    f.optional("model0_test_accuracy", o.model0_accuracy);
-    bool near_chance = false;  // written for readers of the file; follows from the above
-    f.optional("near_chance", near_chance);
-  });
-  return o;
 }
 
 void Search::run(const Events& events) {
@@ -439,55 +225,48 @@ void Search::run(const Events& events) {
     if (events.on_step) events.on_step(step_, active_models, last_arch_loss_);
     const bool last = step_ == config_.steps;
     const bool evaluate = step_ % config_.base.eval_every == 0 || last;
-    double mean_accuracy = 0;
-    if (evaluate) {
-      const auto [models, mine] = models_with_steps(1);  // the models that have trained
-      std::vector<double> accuracy(static_cast<size_t>(config_.models), 0.0);
-      for_models(mine, [&](int m) {
-        Member& member = members_[static_cast<size_t>(m)];
-        copy_shared_into(member);
-        accuracy[static_cast<size_t>(m)] =
-            member.trainer->evaluate_and_log().front().tally.all.accuracy();
-      });
-      if (over_ranks_) share_values(models, accuracy);
-      double total = 0;
-      for (int m : models) total += accuracy[static_cast<size_t>(m)];
-      const int counted = static_cast<int>(models.size());
-      mean_accuracy = counted ? total / counted : 0;
-      outcome_.final_accuracy = mean_accuracy;
-      if (!models.empty() && models.front() == 0) outcome_.model0_accuracy = accuracy.front();
-      if (writes_shared()) {
-        Json line = Json::object();
-        line.set("step", step_);
-        line.set("arch_loss", last_arch_loss_);
-        line.set("active_models", active_models);
-        line.set("mean_test_accuracy", mean_accuracy);
-        append_line((fs::path(out_dir_) / kLog).string(), to_json(line));
-      }
-    }
-    if (writes_shared() && (step_ % config_.snapshot_every == 0 || last)) {
-      char name[64];
-      std::snprintf(name, sizeof name, "arch-step-%08lld.safetensors",
-                    static_cast<long long>(step_));
-      save_architecture((fs::path(out_dir_) / "snapshots" / name).string(), architecture());
-    }
+    const double mean_accuracy = evaluate ? evaluate_models(active_models) : 0;
+    if (writes_shared() && (step_ % config_.snapshot_every == 0 || last))
+      folder_.save_snapshot(step_, architecture());
     if (evaluate) {
       save_state();  // after the logs and the snapshot of this step
       if (events.on_eval) events.on_eval(step_, mean_accuracy);
     }
   }
-  outcome_.steps = step_;
-  outcome_.knot_abs_max = 0;
-  for (const auto& p : shared_) {
-    const float* v = p->tensor().host_data<float>();
-    for (int64_t i = 0; i < p->tensor().numel(); ++i)
-      outcome_.knot_abs_max = std::max(outcome_.knot_abs_max, std::fabs(double(v[i])));
-  }
+  finish();
+}
+
+double Search::evaluate_models(int active_models) {
+  const auto [models, mine] = models_with_steps(1);  // the models that have trained
+  std::vector<double> accuracy(static_cast<size_t>(config_.models), 0.0);
+  for_models(mine, [&](int m) {
+    Member& member = members_[static_cast<size_t>(m)];
+    copy_shared_into(member);
+    accuracy[static_cast<size_t>(m)] =
+        member.trainer->evaluate_and_log().front().tally.all.accuracy();
+  });
+  if (over_ranks_) share_values(models, accuracy);
+  double total = 0;
+  for (int m : models) total += accuracy[static_cast<size_t>(m)];
+  const int counted = static_cast<int>(models.size());
+  const double mean_accuracy = counted ? total / counted : 0;
+  outcome_.final_accuracy = mean_accuracy;
+  if (!models.empty() && models.front() == 0) outcome_.model0_accuracy = accuracy.front();
   if (writes_shared()) {
-    save_architecture((fs::path(out_dir_) / "arch.safetensors").string(), architecture());
-    write_file_atomic((fs::path(out_dir_) / "search_result.json").string(),
-                      to_json(outcome_.to_json(), 2) + "\n");
+    Json line = Json::object();
+    line.set("step", step_);
+    line.set("arch_loss", last_arch_loss_);
+    line.set("active_models", active_models);
+    line.set("mean_test_accuracy", mean_accuracy);
+    folder_.append_log(line);
   }
+  return mean_accuracy;
+}
+
+void Search::finish() {
+  outcome_.steps = step_;
+  outcome_.knot_abs_max = functions_->knot_abs_max();
+  if (writes_shared()) folder_.save_result(architecture(), outcome_);
 }
 
 }  // namespace tapir

@@ -18,6 +18,12 @@
 // a model's lifetime (base.steps); a model that has taken N steps is
 // re-initialised with a fresh seed, so the shared functions keep seeing
 // models at every stage of training, including after they generalise.
+//
+// This file holds the loop and the schedule of starts. Its parts, each
+// owned elsewhere: the configuration (optim/search_config.h), the shared
+// functions and their gradient (optim/search_functions.h), the folder
+// (optim/search_folder.h), the resume state (optim/search_state.cpp) and
+// the exchanges between ranks (optim/search_ranks.h).
 #pragma once
 #include <functional>
 #include <memory>
@@ -26,86 +32,32 @@
 #include <vector>
 
 #include "nn/architecture.h"
+#include "optim/search_config.h"
+#include "optim/search_folder.h"
+#include "optim/search_functions.h"
 #include "optim/trainer.h"
 
 namespace tapir {
 
-// Where a search draws its D_arch batches: the task's held-out "arch" split
-// (the method as the paper states it), or the "train" split the weights
-// also train on (the authors' public code: no held-out data).
-enum class ArchSplit { arch, train };
-template <>
-struct Names<ArchSplit> {
-  static constexpr const char* what = "arch split";
-  static constexpr std::pair<ArchSplit, const char*> table[] = {{ArchSplit::arch, "arch"},
-                                                                {ArchSplit::train, "train"}};
+// When each model starts: every model at step 0, or (stagger) model m at
+// m * N / M, and every generation lives exactly N steps.
+struct StaggerSchedule {
+  int models = 1;
+  int64_t lifetime = 1;  // N
+  bool stagger = false;
+  int64_t first_start(int m) const { return stagger ? lifetime * m / models : 0; }
+  int64_t start(int m, int64_t generation) const { return first_start(m) + generation * lifetime; }
+  // Whether a model that has taken `steps` steps starts over now.
+  bool restarts(int64_t steps) const { return stagger && steps >= lifetime; }
 };
 
-struct SearchConfig {
-  TrainConfig base;      // task, model (with learned functions), weight optimizer, ...
-                         // base.steps = one model's lifetime N
-  int models = 8;        // M
-  int64_t steps = 0;     // total steps of the search (0: base.steps)
-  bool stagger = false;  // staggered starts and re-initialisation
-  OptimizerConfig arch_optimizer = default_arch_optimizer();
-  double arch_lr = 0.1;
-  bool arch_grad_mean = false;             // average over active models instead of summing
-  ArchSplit arch_split = ArchSplit::arch;  // the task split D_arch batches come from
-  double smoothness = 0;       // weight of sum (v[k-1] - 2 v[k] + v[k+1])^2 per function
-  double amplitude = 0;        // keep |v| <= amplitude after each step (0: no bound)
-  int64_t arch_batch = 0;      // D_arch batch size (0: base.batch)
-  int64_t snapshot_every = 0;  // save the functions every N steps (0: base.eval_every)
-
-  static OptimizerConfig default_arch_optimizer();
-  void validate() const;
-  Json to_json() const;
-  static SearchConfig from_json(const Json& j);  // what to_json wrote, validated
-  // With steps, arch_batch and snapshot_every at 0 replaced by the values a
-  // search uses (what search.json records).
-  SearchConfig resolved() const;
-};
-
-// How a search ended, for its verdict: the models' mean test accuracy
-// untrained (what chance looks like for this task and model) and at the
-// last evaluation, and the largest |knot value| of the shared functions.
-// A search whose models end near chance learned functions that no model
-// could use; its architecture file is written all the same, and the command
-// and the report say so.
-struct SearchOutcome {
-  int64_t steps = 0;
-  double untrained_accuracy = 0;
-  double final_accuracy = 0;
-  double knot_abs_max = 0;
-  // Model 0's test accuracy at the last evaluation (the model the authors'
-  // code reports: with --stagger it starts at step 0); -1 when unknown
-  // (search_result.json written before it was recorded).
-  double model0_accuracy = -1;
-  // final_accuracy below a tenth of the way from untrained to perfect.
-  bool near_chance() const;
-  // One line: "the models reached mean test accuracy 0.98 (untrained 0.02)"
-  // or "warning: the models ended near chance: ...".
-  std::string verdict() const;
-  Json to_json() const;
-  static SearchOutcome from_json(const Json& j);  // what to_json wrote
-};
-
-// A search folder:
-//   search.json          the SearchConfig, resolved
-//   search.jsonl         one line per evaluation: step, D_arch loss, active
-//                        models, their mean test accuracy
-//   models/model-M[-gen-G]/  each model's config.json and metrics.jsonl
-//   snapshots/           the shared functions every snapshot_every steps
-//   resume.safetensors   everything a search needs to continue, saved at
-//                        each evaluation: the shared functions and their
-//                        optimizer, and per model ("model-M/") its weights,
-//                        optimizer, RNGs, step, start and generation
-//   arch.safetensors, search_result.json   at the end
-// A resumed search continues bit for bit as if it had not been stopped.
+// A search, in a folder (optim/search_folder.h). A resumed search continues
+// bit for bit as if it had not been stopped.
 class Search {
  public:
-  static constexpr const char* kConfig = "search.json";
-  static constexpr const char* kResume = "resume.safetensors";
-  static constexpr const char* kLog = "search.jsonl";
+  static constexpr const char* kConfig = SearchFolder::kConfig;
+  static constexpr const char* kResume = SearchFolder::kResume;
+  static constexpr const char* kLog = SearchFolder::kLog;
 
   // out_dir may be empty (tests): nothing is written.
   //
@@ -153,7 +105,7 @@ class Search {
 
   // The two halves of a model's step, public so tests can check the routing.
   // Returns the D_arch loss; the splines' gradients are moved into the
-  // shared functions' gradient (arch_gradient then add_arch_gradient).
+  // shared functions' gradient (arch_gradient then add_gradient).
   double arch_backward(int model);
   void weights_step(int model);
 
@@ -161,7 +113,7 @@ class Search {
   int64_t steps_done() const { return step_; }
   int64_t steps_total() const { return config_.steps; }
   Trainer& trainer(int model) { return *members_[static_cast<size_t>(model)].trainer; }
-  std::vector<Parameter*> shared_parameters() const;
+  std::vector<Parameter*> shared_parameters() const { return functions_->parameters(); }
   bool active(int model) const;
 
  private:
@@ -172,19 +124,22 @@ class Search {
     Rng arch_rng{0, 2};
     std::vector<Spline*> splines;     // its copies of the shared functions
     std::vector<Parameter*> weights;  // everything else
-    // Its last D_arch gradient of each shared function, until added.
-    std::vector<std::vector<float>> arch_grad;
   };
-  // The D_arch loss of `model` and its splines' gradient, into its
-  // arch_grad: touches only that model, so models may run it concurrently.
-  double arch_gradient(int model);
-  void add_arch_gradient(int model);  // arch_grad into the shared gradient
-  // Calls f(m) for each model in `models`, concurrently when allowed.
-  void for_models(const std::vector<int>& models, const std::function<void(int)>& f);
   // Builds the search; from the resume file `state` (read from `path`)
   // when it is not null, else fresh (writing the folder's first files).
   Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
          const SafeTensorsFile* state, const std::string& path);
+  // The D_arch loss of `model` and its splines' gradient, into its slot of
+  // the shared functions: touches only that model, so models may run it
+  // concurrently.
+  double arch_gradient(int model);
+  // Calls f(m) for each model in `models`, concurrently when allowed.
+  void for_models(const std::vector<int>& models, const std::function<void(int)>& f);
+  // Re-initialises the models that finished their lifetime.
+  void restart_finished();
+  // The mean test accuracy of the models that have trained, logged.
+  double evaluate_models(int active_models);
+  void finish();               // the outcome and the end's files
   bool owns(int m) const;      // this process steps model m
   bool writes_shared() const;  // this process writes the search's own files
   // Steps model m has taken in its current generation.
@@ -195,33 +150,29 @@ class Search {
     std::vector<int> all, mine;
   };
   ModelLists models_with_steps(int64_t min_steps) const;
-  // Over ranks: each model's D_arch loss and gradient (losses[m],
-  // arch_grad) from the rank that computed it, for every model in `models`.
-  void share_arch_gradients(const std::vector<int>& models, std::vector<double>& losses);
-  // Over ranks: values[m] from the rank that owns m, for every m in `models`.
-  void share_values(const std::vector<int>& models, std::vector<double>& values);
-  // Over ranks: every model's state into rank 0's copies (for the resume file).
-  void gather_members_to_root();
   // A fresh member, or (fresh false) one whose state resume restores.
   void start_member(int m, int64_t generation, bool fresh = true);
   void copy_shared_into(Member& member);
+
+  // The resume state (optim/search_state.cpp). Model m's names in the file.
+  static std::string member_prefix(int m);
+  // Model m's state, as the resume file holds it, and back.
+  void add_member_state(int m, HostBytes& host, std::vector<SafeTensorWrite>& writes,
+                        Metadata& meta) const;
+  void restore_member_state(int m, const SafeTensorsFile& file, const std::string& path);
   // The resume file's tensors and metadata (their data lives in host).
   void add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta) const;
   void restore_state(const SafeTensorsFile& file, const std::string& path);
+  void check_member_schedule(int m, const std::string& path) const;
   void save_state();  // every rank calls it (over_ranks)
   // Cuts the logs, model folders and snapshots back to step_.
   void truncate_to_step();
-  void add_smoothness_gradient();
-  std::string member_dir(int m, int64_t generation) const;
-  int64_t first_start(int m) const;         // model m's first start (staggered or 0)
-  static std::string member_prefix(int m);  // model m's names in the resume file
-  void write_config() const;                // search.json
 
   SearchConfig config_;
-  std::string out_dir_;
+  SearchFolder folder_;
+  StaggerSchedule schedule_;
   std::vector<Member> members_;
-  std::vector<std::unique_ptr<Parameter>> shared_;
-  std::unique_ptr<Optimizer> arch_optimizer_;
+  std::unique_ptr<SharedFunctions> functions_;
   int64_t step_ = 0;
   double last_arch_loss_ = 0;
   bool concurrent_ = true;

@@ -200,5 +200,23 @@ TEST_CASE("search.json reads back as the config it was written from, and no othe
   Json grad = c.to_json();
   grad.set("arch_grad", "median");
   CHECK_THROWS_WITH_AS(SearchConfig::from_json(grad),
-                       doctest::Contains("key 'arch_grad': expected 'sum' or 'mean'"), Error);
+                       doctest::Contains("key 'arch_grad': unknown D_arch gradient combination "
+                                         "'median' (known: sum, mean)"),
+                       Error);
+}
+
+TEST_CASE("search.json keeps its keys, their order and the spelling of its choices") {
+  SearchConfig c = staggered().resolved();
+  c.arch_grad = ArchGrad::mean;
+  const Json j = c.to_json();
+  std::string keys;
+  for (const auto& [key, value] : j.as_object()) keys += key + " ";
+  CHECK(keys ==
+        "base models steps stagger arch_optimizer arch_grad arch_split smoothness amplitude "
+        "arch_batch snapshot_every ");
+  CHECK(to_json(j.at("arch_optimizer")) ==
+        R"({"name":"adam","lr":0.1,"beta1":0.99,"beta2":0.999,"eps":1e-08})");
+  CHECK(j.at("arch_grad").as_string() == "mean");
+  CHECK(j.at("arch_split").as_string() == "arch");
+  CHECK(SearchConfig::from_json(j).arch_grad == ArchGrad::mean);
 }

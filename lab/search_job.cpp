@@ -1,0 +1,57 @@
+// A search as `tapir search` runs it (lab/search_job.h).
+#include "lab/search_job.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "engine/dist.h"
+#include "lab/compare.h"
+#include "lab/progress.h"
+#include "optim/search.h"
+
+namespace tapir {
+
+namespace {
+
+// Runs a new or resumed search to its end and says what it wrote.
+void finish_search(Search& search, Progress& progress, const std::string& dir, bool quiet) {
+  progress.plan(1);
+  progress.set_eval_lines(true);
+  run_search(search, progress, "");
+  progress.line("wrote " + dir + "/arch.safetensors (snapshots in " + dir + "/snapshots)");
+  // A warning is not progress: --quiet does not hide it.
+  if (quiet && dist::is_root() && search.outcome().near_chance())
+    std::fprintf(stderr, "tapir: %s\n", search.outcome().verdict().c_str());
+}
+
+}  // namespace
+
+void start_search_job(const SearchConfig& config, const std::string& out, bool force,
+                      const std::string& note, bool quiet) {
+  quiet = quiet || !dist::is_root();
+  const SearchFolder folder(out);
+  const bool existed = folder.check_replaceable(force);
+  dist::barrier();  // every rank has looked before rank 0 changes the folder
+  const auto lock = lock_for_job(out, "search folder");
+  if (existed && dist::is_root()) folder.clear();
+  dist::barrier();  // the folder is empty before any rank writes its models
+  Search search(config, out, /*over_ranks=*/true);
+  Progress progress(quiet);
+  if (!note.empty()) progress.line(note);
+  finish_search(search, progress, out, quiet);
+}
+
+void resume_search_job(const std::string& dir, int64_t steps, std::optional<Device> device,
+                       std::optional<int> threads, bool quiet) {
+  quiet = quiet || !dist::is_root();
+  TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
+  const auto lock = lock_for_job(dir, "search folder");
+  const auto search = Search::resume(dir, steps, device, threads, /*over_ranks=*/true);
+  Progress progress(quiet);
+  if (!search->resume_note().empty()) progress.line(search->resume_note());
+  progress.line("resuming " + dir + " at step " + std::to_string(search->steps_done()) + " of " +
+                std::to_string(search->steps_total()));
+  finish_search(*search, progress, dir, quiet);
+}
+
+}  // namespace tapir

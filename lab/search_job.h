@@ -1,0 +1,27 @@
+// `tapir search`'s work once its flags are read (tools/cmd_search.cpp): a
+// new Stage I search into its folder, or a stopped one continued, with the
+// progress and the verdict printed. Under mpirun every rank of the job
+// calls the same function and they run one search together
+// (optim/search.h); rank 0 owns the folder's lock and reports. Sits in
+// lab/, on optim/search.h and lab/progress.h.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/device.h"
+#include "optim/search_config.h"
+
+namespace tapir {
+
+// A new search into `out`, which must be empty or absent unless `force`
+// (then it must be a search folder, and is emptied). `note` (if not empty)
+// is printed first.
+void start_search_job(const SearchConfig& config, const std::string& out, bool force,
+                      const std::string& note, bool quiet);
+// The search in `dir` continued from its last evaluation (Search::resume:
+// `steps` > 0 extends it; `device` and `threads` replace the saved ones).
+void resume_search_job(const std::string& dir, int64_t steps, std::optional<Device> device,
+                       std::optional<int> threads, bool quiet);
+
+}  // namespace tapir

@@ -1,0 +1,157 @@
+// The search folder's files (optim/search_folder.h): where each lives, how
+// it is written, and how a resumed folder is cut back to its step.
+#include "optim/search_folder.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "base/file_io.h"
+#include "base/folder_lock.h"
+#include "optim/run_folder.h"
+
+namespace tapir {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kResumeFormat = "tapir.search-resume.v1";
+
+}  // namespace
+
+std::string SearchFolder::file(const char* name) const {
+  return (fs::path(dir_) / name).string();
+}
+
+std::string SearchFolder::model_dir(int m, int64_t generation) const {
+  if (!writes()) return "";
+  std::string name = "model-" + std::to_string(m);
+  if (generation > 0) {
+    name += "-gen-";
+    name += std::to_string(generation);
+  }
+  return (fs::path(dir_) / "models" / name).string();
+}
+
+bool SearchFolder::check_replaceable(bool force) const {
+  const bool holds = fs::exists(dir_) && !fs::is_empty(dir_);
+  if (holds) {
+    TAPIR_CHECK(force, "output folder ", dir_, " already exists (use --force to overwrite it)");
+    TAPIR_CHECK(fs::exists(fs::path(dir_) / kConfig),
+                "--force replaces only a tapir search folder, and ", dir_,
+                " is not one (no search.json); choose another --out or remove it "
+                "yourself");
+  }
+  return holds;
+}
+
+void SearchFolder::clear() const {
+  for (const fs::directory_entry& e : fs::directory_iterator(dir_))
+    if (e.path().filename() != FolderLock::kFile) fs::remove_all(e.path());
+}
+
+void SearchFolder::start_fresh(const SearchConfig& config) const {
+  fs::create_directories(fs::path(dir_) / kSnapshots);
+  write_config(config);
+}
+
+void SearchFolder::write_config(const SearchConfig& config) const {
+  write_file_atomic(file(kConfig), to_json(config.to_json(), 2) + "\n");
+}
+
+SearchConfig SearchFolder::read_config_to_resume() const {
+  TAPIR_CHECK(fs::is_directory(dir_), "cannot resume ", dir_, ": no such folder");
+  const std::string path = file(kConfig);
+  TAPIR_CHECK(fs::exists(path), "cannot resume ", dir_, ": no ", kConfig,
+              " in it (not a search folder)");
+  return read_json_file(path, SearchConfig::from_json);
+}
+
+void SearchFolder::append_log(const Json& line) const {
+  append_line(file(kLog), to_json(line));
+}
+
+void SearchFolder::sync_log() const {
+  const std::string log = file(kLog);
+  if (fs::exists(log)) sync_file(log);
+}
+
+void SearchFolder::save_snapshot(int64_t step, const Architecture& arch) const {
+  char name[64];
+  std::snprintf(name, sizeof name, "arch-step-%08lld.safetensors", static_cast<long long>(step));
+  save_architecture((fs::path(dir_) / kSnapshots / name).string(), arch);
+}
+
+void SearchFolder::save_result(const Architecture& arch, const SearchOutcome& outcome) const {
+  save_architecture(file(kArchitecture), arch);
+  write_file_atomic(file(kResult), to_json(outcome.to_json(), 2) + "\n");
+}
+
+void SearchFolder::save_resume(const std::vector<SafeTensorWrite>& writes,
+                               const Metadata& meta) const {
+  Metadata all = {{"format", kResumeFormat}};
+  all.insert(all.end(), meta.begin(), meta.end());
+  save_safetensors(file(kResume), writes, all);
+}
+
+SafeTensorsFile SearchFolder::load_resume() const {
+  const std::string path = file(kResume);
+  TAPIR_CHECK(fs::exists(path), "cannot resume ", dir_, ": no ", kResume,
+              " in it (a search saves one at each evaluation, and this one reached none)");
+  SafeTensorsFile loaded = SafeTensorsFile::load(path);
+  check_format(loaded, path, kResumeFormat);
+  return loaded;
+}
+
+std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
+                                      const std::vector<ModelAt>& models) const {
+  std::vector<std::string> notes;
+  const auto note = [&notes](const std::string& text) {
+    if (!text.empty()) notes.push_back(text);
+  };
+  note(drop_log_lines_after(file(kLog), step));
+  int64_t later_folders = 0;
+  for (int m = 0; m < static_cast<int>(models.size()); ++m) {
+    const ModelAt& at = models[static_cast<size_t>(m)];
+    const RunFolder folder(model_dir(m, at.generation));
+    fs::create_directories(folder.dir());
+    folder.write_config(*at.config);  // the device and threads it runs with now
+    note(folder.drop_metrics_after(at.steps));
+    // Generations started after the resumed step start again when their time comes.
+    for (int64_t g = at.generation + 1; fs::exists(model_dir(m, g)); ++g) {
+      fs::remove_all(model_dir(m, g));
+      ++later_folders;
+    }
+  }
+  const int64_t later_snapshots = drop_snapshots_after(step);
+  if (later_folders > 0)
+    notes.push_back("removed " + std::to_string(later_folders) +
+                    " model folders started after step " + std::to_string(step));
+  if (later_snapshots > 0)
+    notes.push_back("removed " + std::to_string(later_snapshots) + " snapshots taken after step " +
+                    std::to_string(step));
+  // The end's files belong to the end: a search that goes on writes them again.
+  if (step < config.steps)
+    for (const char* name : {kArchitecture, kResult}) fs::remove(file(name));
+  write_config(config);
+  std::string joined;
+  for (const std::string& n : notes) joined += (joined.empty() ? "" : "\n") + n;
+  return joined;
+}
+
+int64_t SearchFolder::drop_snapshots_after(int64_t step) const {
+  const fs::path snapshots = fs::path(dir_) / kSnapshots;
+  fs::create_directories(snapshots);
+  int64_t dropped = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(snapshots)) {
+    long long at = 0;
+    if (std::sscanf(e.path().filename().string().c_str(), "arch-step-%lld.safetensors", &at) == 1 &&
+        at > step) {
+      fs::remove(e.path());
+      ++dropped;
+    }
+  }
+  return dropped;
+}
+
+}  // namespace tapir

@@ -1,0 +1,89 @@
+// The search folder, the one owner of a Stage I search's files (as
+// optim/run_folder.h's RunFolder is of a run's):
+//   search.json          the SearchConfig, resolved
+//   search.jsonl         one line per evaluation: step, D_arch loss, active
+//                        models, their mean test accuracy
+//   models/model-M[-gen-G]/  each model's run folder (config.json, metrics.jsonl)
+//   snapshots/           the shared functions every snapshot_every steps
+//   resume.safetensors   everything a search needs to continue, saved at
+//                        each evaluation (what it holds: optim/search_state.cpp)
+//   arch.safetensors, search_result.json   at the end
+// A folder with an empty path writes nothing: a search without files (tests).
+// The loop that fills it is optim/search.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "engine/safetensors.h"
+#include "nn/architecture.h"
+#include "nn/checkpoint.h"
+#include "optim/search_config.h"
+#include "optim/train_config.h"
+
+namespace tapir {
+
+class SearchFolder {
+ public:
+  static constexpr const char* kConfig = "search.json";
+  static constexpr const char* kLog = "search.jsonl";
+  static constexpr const char* kResume = "resume.safetensors";
+  static constexpr const char* kArchitecture = "arch.safetensors";
+  static constexpr const char* kResult = "search_result.json";
+  static constexpr const char* kSnapshots = "snapshots";
+
+  explicit SearchFolder(std::string dir = "") : dir_(std::move(dir)) {}
+  const std::string& dir() const { return dir_; }
+  bool writes() const { return !dir_.empty(); }
+  std::string file(const char* name) const;
+  // The run folder of model m in its generation g ("" when nothing is written).
+  std::string model_dir(int m, int64_t generation) const;
+
+  // For `--out DIR [--force]`: whether the folder holds anything; fails if
+  // it does, unless force and it is a search folder (has search.json).
+  bool check_replaceable(bool force) const;
+  // Removes everything in the folder but its lock (base/folder_lock.h).
+  void clear() const;
+  // A fresh search's first files: snapshots/ and search.json.
+  void start_fresh(const SearchConfig& config) const;
+  void write_config(const SearchConfig& config) const;
+  // search.json of the search to resume; fails naming the folder when it
+  // is not a search folder.
+  SearchConfig read_config_to_resume() const;
+
+  void append_log(const Json& line) const;
+  void save_snapshot(int64_t step, const Architecture& arch) const;
+  // The end's files: arch.safetensors and search_result.json.
+  void save_result(const Architecture& arch, const SearchOutcome& outcome) const;
+
+  // Flushes search.jsonl to the disk: before each resume file, which must
+  // never claim a step whose lines could still be lost.
+  void sync_log() const;
+  // The resume file: its format label, then `meta`.
+  void save_resume(const std::vector<SafeTensorWrite>& writes, const Metadata& meta) const;
+  // The resume file, its format checked; fails naming the folder when the
+  // search saved none.
+  SafeTensorsFile load_resume() const;
+
+  // Where a model stands at the step a search resumes from.
+  struct ModelAt {
+    int64_t generation = 0;
+    const TrainConfig* config = nullptr;  // as it runs now (device, threads)
+    int64_t steps = 0;                    // steps it has taken
+  };
+  // Cuts the folder back to `step` of `config` (the search as it continues):
+  // the log, each model's metrics, model folders and snapshots from after
+  // it, the end's files when the search goes on; rewrites search.json and
+  // the models' config.json. Returns what was dropped ("" when nothing).
+  std::string truncate_to(int64_t step, const SearchConfig& config,
+                          const std::vector<ModelAt>& models) const;
+
+ private:
+  // Removes the snapshots taken after `step`; returns how many.
+  int64_t drop_snapshots_after(int64_t step) const;
+
+  std::string dir_;
+};
+
+}  // namespace tapir
