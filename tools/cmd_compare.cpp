@@ -64,7 +64,8 @@ Command add_compare_command(CLI::App& app) {
       ->group(probes);
   cmd->add_option("--probe-limit", o->probe.limit, "Max examples per probe evaluation (0: all)")
       ->group(probes);
-  return {cmd, [o, cmd]() {
+  return {cmd,
+          [o, cmd]() {
             CompareOptions c;
             c.base = finish_train_options(*cmd, o->train);
             const std::string note =
@@ -98,7 +99,8 @@ Command add_compare_command(CLI::App& app) {
             std::printf("\n%s\nwrote %s/compare.md and compare.json\n", table.c_str(),
                         o->out.c_str());
             return 0;
-          }};
+          },
+          Ranks::several};
 }
 
 }  // namespace tapir

@@ -91,7 +91,8 @@ Command add_robust_compare_command(CLI::App& app) {
   cmd->add_option("--limit", o->limit, "Max examples per evaluation (0: all)");
   cmd->add_flag("--quiet", o->quiet, "Print only the tables");
   return {
-      cmd, [o, cmd]() {
+      cmd,
+      [o, cmd]() {
         TrainConfig base = finish_train_options(*cmd, o->train);
         const std::string note = recommended_note(base.task, recommend_unless_given(*cmd, base));
         TAPIR_CHECK(base.constraint.enabled(),
@@ -241,7 +242,8 @@ Command add_robust_compare_command(CLI::App& app) {
         std::printf("report: %s/summary_%s.json, %s_*.svg\n", o->out.c_str(), o->arm.c_str(),
                     prefix.c_str());
         return 0;
-      }};
+      },
+      Ranks::several};
 }
 
 }  // namespace tapir

@@ -91,7 +91,8 @@ Command add_search_command(CLI::App& app) {
                   "Continue the search in this folder from its last evaluation");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
   return {
-      cmd, [o, cmd]() {
+      cmd,
+      [o, cmd]() {
         namespace fs = std::filesystem;
         // Under mpirun the ranks run one search together (optim/search.h);
         // rank 0 reports.
@@ -143,7 +144,8 @@ Command add_search_command(CLI::App& app) {
         if (!note.empty()) progress.line(note);
         finish_search(search, progress, o->out, o->quiet);
         return 0;
-      }};
+      },
+      Ranks::several};
 }
 
 }  // namespace tapir

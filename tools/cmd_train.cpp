@@ -41,7 +41,8 @@ Command add_train_command(CLI::App& app) {
   cmd->add_flag("--force", o->force, "Overwrite an existing run folder");
   cmd->add_option("--resume", o->resume, "Continue the run in this folder");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
-  return {cmd, [o, cmd]() {
+  return {cmd,
+          [o, cmd]() {
             // Under mpirun the ranks train one run together (data parallel,
             // optim/data_parallel.h); rank 0 owns the folder and reports.
             const bool root = dist::is_root();
@@ -127,7 +128,8 @@ Command add_train_command(CLI::App& app) {
                           static_cast<long long>(trainer->step()), format_duration(seconds).c_str(),
                           trainer->out_dir().c_str());
             return 0;
-          }};
+          },
+          Ranks::several};
 }
 
 }  // namespace tapir
