@@ -1,6 +1,6 @@
 // `tapir bench --search M`: what a Stage I step of M models costs against M
 // single-model steps (docs/experiments.md).
-// Sits in lab/, on optim/; the command is tools/cmd_bench.cpp.
+// Sits in lab/, on optim/; run_bench (lab/bench.h) calls it.
 #pragma once
 
 namespace tapir {

@@ -50,44 +50,53 @@ struct Range {
   }
 };
 
-// One panel into `out`, its top-left corner at (x0, y0); `id` names its clip
-// path.
-void render_panel(const SvgPanel& panel, size_t id, double x0, double y0, const SvgLayout& layout,
-                  std::string& out) {
-  const double left = 56, right = 12, top = 26, bottom = 40;
-  const double w = layout.panel_width - left - right, h = layout.panel_height - top - bottom;
+// Where a panel's plot area lies, the data ranges it shows, and how a data
+// point maps onto it.
+struct PanelFrame {
+  double px = 0, py = 0, w = 0, h = 0;  // the plot area's top-left corner and size
   Range rx, ry;
+  double sx(double x) const { return px + (x - rx.lo) / (rx.hi - rx.lo) * w; }
+  double sy(double y) const { return py + h - (y - ry.lo) / (ry.hi - ry.lo) * h; }
+};
+
+// The frame of a panel with its top-left corner at (x0, y0): margins for
+// the title and the labels, ranges over every finite point and band.
+PanelFrame panel_frame(const SvgPanel& panel, double x0, double y0, const SvgLayout& layout) {
+  const double left = 56, right = 12, top = 26, bottom = 40;
+  PanelFrame f;
+  f.w = layout.panel_width - left - right;
+  f.h = layout.panel_height - top - bottom;
   for (const SvgSeries& s : panel.series)
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) rx.add(s.x[i]), ry.add(s.y[i]);
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) f.rx.add(s.x[i]), f.ry.add(s.y[i]);
   for (const SvgSeries& s : panel.series)
     for (size_t i = 0; i < s.band_lo.size() && i < s.band_hi.size(); ++i)
-      ry.add(s.band_lo[i]), ry.add(s.band_hi[i]);
-  rx.settle();
-  ry.settle();
-  const double pad = 0.05 * (ry.hi - ry.lo);
-  ry.lo -= pad;
-  ry.hi += pad;
-  const double px = x0 + left, py = y0 + top;
-  auto sx = [&](double x) { return px + (x - rx.lo) / (rx.hi - rx.lo) * w; };
-  auto sy = [&](double y) { return py + h - (y - ry.lo) / (ry.hi - ry.lo) * h; };
-  std::string clip = "clip";
-  clip += std::to_string(id);
+      f.ry.add(s.band_lo[i]), f.ry.add(s.band_hi[i]);
+  f.rx.settle();
+  f.ry.settle();
+  const double pad = 0.05 * (f.ry.hi - f.ry.lo);
+  f.ry.lo -= pad;
+  f.ry.hi += pad;
+  f.px = x0 + left;
+  f.py = y0 + top;
+  return f;
+}
 
-  put(out, "<g>\n<clipPath id=\"", clip, "\"><rect x=\"", num(px), "\" y=\"", num(py),
-      "\" width=\"", num(w), "\" height=\"", num(h), "\"/></clipPath>\n");
+// The title, grid lines and tick labels, the frame and the axis labels.
+void render_axes(const SvgPanel& panel, const PanelFrame& f, double x0, double y0,
+                 std::string& out) {
+  const double px = f.px, py = f.py, w = f.w, h = f.h;
   put(out, "<text x=\"", num(px + w / 2), "\" y=\"", num(y0 + 16),
       "\" text-anchor=\"middle\" font-size=\"13\">", svg_escape(panel.title), "</text>\n");
-  // Grid lines and tick labels.
-  for (double t : nice_ticks(rx.lo, rx.hi)) {
-    const std::string x = num(sx(t));
+  for (double t : nice_ticks(f.rx.lo, f.rx.hi)) {
+    const std::string x = num(f.sx(t));
     put(out, "<line x1=\"", x, "\" y1=\"", num(py), "\" x2=\"", x, "\" y2=\"", num(py + h),
         "\" stroke=\"#e3e3e3\"/>\n");
     put(out, "<text x=\"", x, "\" y=\"", num(py + h + 14),
         "\" text-anchor=\"middle\" font-size=\"10\">", tick_label(t), "</text>\n");
   }
-  for (double t : nice_ticks(ry.lo, ry.hi)) {
-    const std::string y = num(sy(t));
+  for (double t : nice_ticks(f.ry.lo, f.ry.hi)) {
+    const std::string y = num(f.sy(t));
     put(out, "<line x1=\"", num(px), "\" y1=\"", y, "\" x2=\"", num(px + w), "\" y2=\"", y,
         "\" stroke=\"#e3e3e3\"/>\n");
     put(out, "<text x=\"", num(px - 5), "\" y=\"", y,
@@ -101,16 +110,19 @@ void render_panel(const SvgPanel& panel, size_t id, double x0, double y0, const 
   put(out, "<text transform=\"translate(", num(x0 + 14), " ", num(py + h / 2),
       ") rotate(-90)\" text-anchor=\"middle\" font-size=\"11\">", svg_escape(panel.y_label),
       "</text>\n");
-  // The lines, clipped to the plot area; a non-finite point starts a new line.
-  put(out, "<g clip-path=\"url(#", clip, ")\">\n");
+}
+
+// The bands, then the lines over them; a non-finite point starts a new line.
+void render_series(const SvgPanel& panel, const PanelFrame& f, std::string& out) {
   // Bands first, under every line: a closed polygon, upper edge then lower.
   for (size_t k = 0; k < panel.series.size(); ++k) {
     const SvgSeries& s = panel.series[k];
     const size_t n = std::min({s.x.size(), s.band_lo.size(), s.band_hi.size()});
     if (n == 0) continue;
     std::string points;
-    for (size_t i = 0; i < n; ++i) put(points, num(sx(s.x[i])), ",", num(sy(s.band_hi[i])), " ");
-    for (size_t i = n; i-- > 0;) put(points, num(sx(s.x[i])), ",", num(sy(s.band_lo[i])), " ");
+    for (size_t i = 0; i < n; ++i)
+      put(points, num(f.sx(s.x[i])), ",", num(f.sy(s.band_hi[i])), " ");
+    for (size_t i = n; i-- > 0;) put(points, num(f.sx(s.x[i])), ",", num(f.sy(s.band_lo[i])), " ");
     put(out, "<polygon fill=\"", svg_escape(s.color.empty() ? svg_palette(k) : s.color),
         "\" fill-opacity=\"0.18\" stroke=\"none\" points=\"", points, "\"/>\n");
   }
@@ -129,24 +141,43 @@ void render_panel(const SvgPanel& panel, size_t id, double x0, double y0, const 
         flush();
         continue;
       }
-      put(points, num(sx(s.x[i])), ",", num(sy(s.y[i])), " ");
+      put(points, num(f.sx(s.x[i])), ",", num(f.sy(s.y[i])), " ");
     }
     flush();
   }
-  out += "</g>\n";
-  // Legend, top left inside the plot area.
-  double ly = py + 12;
+}
+
+// The legend, top left inside the plot area.
+void render_legend(const SvgPanel& panel, const PanelFrame& f, std::string& out) {
+  double ly = f.py + 12;
   for (size_t k = 0; k < panel.series.size(); ++k) {
     const SvgSeries& s = panel.series[k];
     if (s.label.empty()) continue;
     const std::string color = svg_escape(s.color.empty() ? svg_palette(k) : s.color);
-    put(out, "<line x1=\"", num(px + 8), "\" y1=\"", num(ly), "\" x2=\"", num(px + 26), "\" y2=\"",
-        num(ly), "\" stroke=\"", color, "\" stroke-width=\"2\"",
+    put(out, "<line x1=\"", num(f.px + 8), "\" y1=\"", num(ly), "\" x2=\"", num(f.px + 26),
+        "\" y2=\"", num(ly), "\" stroke=\"", color, "\" stroke-width=\"2\"",
         s.dashed ? " stroke-dasharray=\"5 3\"" : "", "/>\n");
-    put(out, "<text x=\"", num(px + 30), "\" y=\"", num(ly),
+    put(out, "<text x=\"", num(f.px + 30), "\" y=\"", num(ly),
         "\" dominant-baseline=\"middle\" font-size=\"10\">", svg_escape(s.label), "</text>\n");
     ly += 14;
   }
+}
+
+// One panel into `out`, its top-left corner at (x0, y0); `id` names its clip
+// path.
+void render_panel(const SvgPanel& panel, size_t id, double x0, double y0, const SvgLayout& layout,
+                  std::string& out) {
+  const PanelFrame f = panel_frame(panel, x0, y0, layout);
+  std::string clip = "clip";
+  clip += std::to_string(id);
+  put(out, "<g>\n<clipPath id=\"", clip, "\"><rect x=\"", num(f.px), "\" y=\"", num(f.py),
+      "\" width=\"", num(f.w), "\" height=\"", num(f.h), "\"/></clipPath>\n");
+  render_axes(panel, f, x0, y0, out);
+  // The lines, clipped to the plot area.
+  put(out, "<g clip-path=\"url(#", clip, ")\">\n");
+  render_series(panel, f, out);
+  out += "</g>\n";
+  render_legend(panel, f, out);
   out += "</g>\n";
 }
 

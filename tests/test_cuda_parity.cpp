@@ -370,7 +370,7 @@ TEST_CASE("cuda parity table: values and gradients, f64 and f32") {
 
 namespace {
 
-// The benchmark configurations of tools/cmd_bench.cpp (tiny, small, lm) with
+// The benchmark configurations of lab/bench.cpp (tiny, small, lm) with
 // smaller batches, so three steps stay quick.
 struct StepConfig {
   const char* name;

@@ -18,20 +18,48 @@
 
 namespace tapir {
 
+namespace {
+
+struct CompareCommandOptions {
+  TrainOptions train;
+  std::vector<std::string> variants;
+  std::string arch, out;
+  int seeds = 5;
+  std::string threshold = "0.99";
+  bool quiet = false;
+  ProbeOptions probe;
+  std::string gamma = "0,0.25,0.5,1,1.5,2";
+};
+
+// The probes run on every run after training (lab/compare_probe.h).
+void add_probe_options(CLI::App& cmd, CompareCommandOptions& o) {
+  auto* probes = "Probes of every run (docs/constraints.md)";
+  cmd.add_flag("--layer-profile", o.probe.layers, "Per-layer loss profile of every run")
+      ->group(probes);
+  cmd.add_option("--robust", o.probe.noise,
+                 "Metric under input noise for every run: gaussian,uniform,discrete")
+      ->delimiter(',')
+      ->group(probes);
+  cmd.add_option("--gamma", o.gamma, "Noise strengths for --robust")
+      ->capture_default_str()
+      ->group(probes);
+  cmd.add_option("--repeats", o.probe.repeats, "Noise seeds per gamma and run")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str()
+      ->group(probes);
+  cmd.add_option("--probe-split", o.probe.split, "Split the probes evaluate")
+      ->capture_default_str()
+      ->group(probes);
+  cmd.add_option("--probe-limit", o.probe.limit, "Max examples per probe evaluation (0: all)")
+      ->group(probes);
+}
+
+}  // namespace
+
 Command add_compare_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "compare", "Train variants (baseline, architectures, options) over seeds and compare them");
-  struct Options {
-    TrainOptions train;
-    std::vector<std::string> variants;
-    std::string arch, out;
-    int seeds = 5;
-    std::string threshold = "0.99";
-    bool quiet = false;
-    ProbeOptions probe;
-    std::string gamma = "0,0.25,0.5,1,1.5,2";
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<CompareCommandOptions>();
   add_train_options(*cmd, o->train);
   note_defaults_unlike_train(*cmd);
   cmd->add_option("--variant", o->variants,
@@ -45,26 +73,9 @@ Command add_compare_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for the runs and the comparison")->required();
   cmd->add_flag("--quiet", o->quiet, "Print only the table");
-  auto* probes = "Probes of every run (docs/constraints.md)";
-  cmd->add_flag("--layer-profile", o->probe.layers, "Per-layer loss profile of every run")
-      ->group(probes);
-  cmd->add_option("--robust", o->probe.noise,
-                  "Metric under input noise for every run: gaussian,uniform,discrete")
-      ->delimiter(',')
-      ->group(probes);
-  cmd->add_option("--gamma", o->gamma, "Noise strengths for --robust")
-      ->capture_default_str()
-      ->group(probes);
-  cmd->add_option("--repeats", o->probe.repeats, "Noise seeds per gamma and run")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str()
-      ->group(probes);
-  cmd->add_option("--probe-split", o->probe.split, "Split the probes evaluate")
-      ->capture_default_str()
-      ->group(probes);
-  cmd->add_option("--probe-limit", o->probe.limit, "Max examples per probe evaluation (0: all)")
-      ->group(probes);
-  return {cmd, [o, cmd]() {
+  add_probe_options(*cmd, *o);
+  return {cmd,
+          [o, cmd]() {
             CompareOptions c;
             c.base = finish_train_options(*cmd, o->train);
             const std::string note =
@@ -98,7 +109,8 @@ Command add_compare_command(CLI::App& app) {
             std::printf("\n%s\nwrote %s/compare.md and compare.json\n", table.c_str(),
                         o->out.c_str());
             return 0;
-          }};
+          },
+          Ranks::several};
 }
 
 }  // namespace tapir

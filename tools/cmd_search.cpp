@@ -102,10 +102,12 @@ Command add_search_command(CLI::App& app) {
   cmd->add_option("--resume", o->resume,
                   "Continue the search in this folder from its last evaluation");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
-  return {cmd, [o, cmd]() {
+  return {cmd,
+          [o, cmd]() {
             run_search_command(*cmd, *o);
             return 0;
-          }};
+          },
+          Ranks::several};
 }
 
 }  // namespace tapir

@@ -26,108 +26,121 @@ std::string parameter_digest(Trainer& trainer) {
   return std::to_string(h);
 }
 
+struct TrainCommandOptions {
+  TrainOptions train;
+  std::string out, resume, config_file;
+  bool force = false, quiet = false;
+};
+
+// The run in o.resume, continued as its config.json says. Rank 0 resumes
+// the folder first; the others then read it.
+std::unique_ptr<Trainer> resume_trainer(const CLI::App& cmd, const TrainCommandOptions& o,
+                                        bool root) {
+  check_resume_flags(cmd, {"--steps", "--threads", "--device", "--quiet"},
+                     "the run as its config.json",
+                     "--steps to extend the run, --threads, --device, --quiet");
+  const bool steps_given = cmd.count("--steps") > 0;
+  // --device given: the run continues there (checkpoints do not depend on it).
+  const auto resume = [&](bool writes) {
+    return Trainer::resume(
+        o.resume, steps_given ? o.train.config.steps : 0,
+        cmd.count("--device") > 0 ? std::optional<Device>(o.train.config.device) : std::nullopt,
+        cmd.count("--threads") > 0 ? std::optional<int>(o.train.config.threads) : std::nullopt,
+        writes);
+  };
+  std::unique_ptr<Trainer> trainer;
+  if (root) trainer = resume(true);
+  dist::barrier();
+  if (!root) trainer = resume(false);
+  if (!o.quiet && !trainer->resume_note().empty())
+    std::printf("%s\n", trainer->resume_note().c_str());
+  if (!o.quiet)
+    std::printf("resuming %s at step %lld of %lld\n", o.resume.c_str(),
+                static_cast<long long>(trainer->step()),
+                static_cast<long long>(trainer->config().steps));
+  return trainer;
+}
+
+// A new run in o.out from the flags; rank 0 creates the folder.
+std::unique_ptr<Trainer> start_trainer(CLI::App& cmd, TrainCommandOptions& o, bool root) {
+  TAPIR_CHECK(!o.out.empty(), "train needs --out DIR (or --resume DIR)");
+  TrainConfig config = finish_train_options(cmd, o.train);
+  const std::string note = recommended_note(config.task, recommend_unless_given(cmd, config));
+  if (!o.quiet && !note.empty()) std::printf("%s\n", note.c_str());
+  std::unique_ptr<Trainer> trainer = make_trainer(config, root ? o.out : "");
+  if (root) trainer->start_fresh(o.force);
+  if (!o.quiet)
+    std::printf("%s\nmodel: %lld parameters, %lld layers, width %lld, %lld heads\n",
+                trainer->task().describe().c_str(),
+                static_cast<long long>(trainer->model().parameter_count()),
+                static_cast<long long>(trainer->config().model.layers),
+                static_cast<long long>(trainer->config().model.width),
+                static_cast<long long>(trainer->config().model.heads));
+  return trainer;
+}
+
+// Trains to the end with progress lines, then says when the first
+// evaluation split (test) peaked and how long the run took.
+void train_and_report(Trainer& trainer, bool quiet) {
+  struct Best {
+    double accuracy = -1;
+    int64_t step = 0;
+    double seconds = 0;
+  };
+  auto best = std::make_shared<Best>();
+  const auto start = std::chrono::steady_clock::now();
+  Progress progress(quiet);
+  progress.plan(1);
+  progress.start_run("", trainer.step(), trainer.config().steps);
+  TrainEvents events = progress.train_events();
+  events.on_eval = [best, start, inner = events.on_eval](int64_t step,
+                                                         const std::vector<EvalResult>& results) {
+    if (inner) inner(step, results);
+    const double acc = results.front().tally.all.accuracy();
+    if (acc > best->accuracy) {
+      best->accuracy = acc;
+      best->step = step;
+      best->seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+  };
+  trainer.run(events);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!quiet && best->accuracy >= 0)
+    std::printf("best %s accuracy %.4f, first reached at step %lld (%s into this run)\n",
+                trainer.task().eval_splits().front().c_str(), best->accuracy,
+                static_cast<long long>(best->step), format_duration(best->seconds).c_str());
+  if (!quiet)
+    std::printf("done: %lld steps in %s; run folder %s\n", static_cast<long long>(trainer.step()),
+                format_duration(seconds).c_str(), trainer.out_dir().c_str());
+}
+
 }  // namespace
 
 Command add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a transformer on a task");
-  struct Options {
-    TrainOptions train;
-    std::string out, resume, config_file;
-    bool force = false, quiet = false;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<TrainCommandOptions>();
   add_train_options(*cmd, o->train);
   cmd->add_option("--out", o->out, "Run folder to create");
   cmd->add_flag("--force", o->force, "Overwrite an existing run folder");
   cmd->add_option("--resume", o->resume, "Continue the run in this folder");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
-  return {cmd, [o, cmd]() {
+  return {cmd,
+          [o, cmd]() {
             // Under mpirun the ranks train one run together (data parallel,
             // optim/data_parallel.h); rank 0 owns the folder and reports.
             const bool root = dist::is_root();
             o->quiet = o->quiet || !root;
-            std::unique_ptr<Trainer> trainer;
-            if (!o->resume.empty()) {
-              check_resume_flags(*cmd, {"--steps", "--threads", "--device", "--quiet"},
-                                 "the run as its config.json",
-                                 "--steps to extend the run, --threads, --device, --quiet");
-              const bool steps_given = cmd->count("--steps") > 0;
-              // --device given: the run continues there (checkpoints do not depend on it).
-              // Rank 0 resumes the folder first; the others then read it.
-              const auto resume = [&](bool writes) {
-                return Trainer::resume(
-                    o->resume, steps_given ? o->train.config.steps : 0,
-                    cmd->count("--device") > 0 ? std::optional<Device>(o->train.config.device)
-                                               : std::nullopt,
-                    cmd->count("--threads") > 0 ? std::optional<int>(o->train.config.threads)
-                                                : std::nullopt,
-                    writes);
-              };
-              if (root) trainer = resume(true);
-              dist::barrier();
-              if (!root) trainer = resume(false);
-              if (!o->quiet && !trainer->resume_note().empty())
-                std::printf("%s\n", trainer->resume_note().c_str());
-              if (!o->quiet)
-                std::printf("resuming %s at step %lld of %lld\n", o->resume.c_str(),
-                            static_cast<long long>(trainer->step()),
-                            static_cast<long long>(trainer->config().steps));
-            } else {
-              TAPIR_CHECK(!o->out.empty(), "train needs --out DIR (or --resume DIR)");
-              TrainConfig config = finish_train_options(*cmd, o->train);
-              const std::string note =
-                  recommended_note(config.task, recommend_unless_given(*cmd, config));
-              if (!o->quiet && !note.empty()) std::printf("%s\n", note.c_str());
-              trainer = make_trainer(config, root ? o->out : "");
-              if (root) trainer->start_fresh(o->force);
-              if (!o->quiet)
-                std::printf("%s\nmodel: %lld parameters, %lld layers, width %lld, %lld heads\n",
-                            trainer->task().describe().c_str(),
-                            static_cast<long long>(trainer->model().parameter_count()),
-                            static_cast<long long>(trainer->config().model.layers),
-                            static_cast<long long>(trainer->config().model.width),
-                            static_cast<long long>(trainer->config().model.heads));
-            }
+            const std::unique_ptr<Trainer> trainer =
+                o->resume.empty() ? start_trainer(*cmd, *o, root) : resume_trainer(*cmd, *o, root);
             trainer->set_data_parallel(true);
             dist::check_same("the run's configuration", to_json(trainer->config().to_json()));
             dist::check_same("the model's parameters before training", parameter_digest(*trainer));
-            // Remember when the first evaluation split (test) peaked.
-            struct Best {
-              double accuracy = -1;
-              int64_t step = 0;
-              double seconds = 0;
-            };
-            auto best = std::make_shared<Best>();
-            const auto start = std::chrono::steady_clock::now();
-            Progress progress(o->quiet);
-            progress.plan(1);
-            progress.start_run("", trainer->step(), trainer->config().steps);
-            TrainEvents events = progress.train_events();
-            events.on_eval = [best, start, inner = events.on_eval](
-                                 int64_t step, const std::vector<EvalResult>& results) {
-              if (inner) inner(step, results);
-              const double acc = results.front().tally.all.accuracy();
-              if (acc > best->accuracy) {
-                best->accuracy = acc;
-                best->step = step;
-                best->seconds =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-              }
-            };
-            trainer->run(events);
-            const double seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            if (!o->quiet && best->accuracy >= 0)
-              std::printf("best %s accuracy %.4f, first reached at step %lld (%s into this run)\n",
-                          trainer->task().eval_splits().front().c_str(), best->accuracy,
-                          static_cast<long long>(best->step),
-                          format_duration(best->seconds).c_str());
-            if (!o->quiet)
-              std::printf("done: %lld steps in %s; run folder %s\n",
-                          static_cast<long long>(trainer->step()), format_duration(seconds).c_str(),
-                          trainer->out_dir().c_str());
+            train_and_report(*trainer, o->quiet);
             return 0;
-          }};
+          },
+          Ranks::several};
 }
 
 }  // namespace tapir

@@ -54,7 +54,8 @@ Command add_transfer_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", t.out_dir, "Folder for searches, cells and the matrix")->required();
   cmd->add_flag("--quiet", o->quiet, "Print only the matrix");
-  return {cmd, [o, cmd]() {
+  return {cmd,
+          [o, cmd]() {
             TransferOptions run = o->transfer;
             run.base = finish_train_options(*cmd, o->train);
             run.given = given_on(*cmd);
@@ -85,7 +86,8 @@ Command add_transfer_command(CLI::App& app) {
             std::printf("\n%s\nwrote %s/transfer.md, transfer.json and transfer.svg\n",
                         table.c_str(), run.out_dir.c_str());
             return 0;
-          }};
+          },
+          Ranks::several};
 }
 
 }  // namespace tapir

@@ -9,9 +9,13 @@
 namespace tapir {
 
 using Runner = std::function<int()>;
+// Whether a command may run under mpirun on several ranks, sharing its work
+// among them (docs/distributed.md); one that may not refuses to start there.
+enum class Ranks { one, several };
 struct Command {
   CLI::App* app;
   Runner run;
+  Ranks ranks = Ranks::one;
 };
 
 Command add_selfcheck_command(CLI::App& app);

@@ -19,13 +19,6 @@ static bool accepts_extras(const CLI::App* app) {
 
 namespace {
 
-// The commands that share their work among MPI ranks (docs/distributed.md).
-bool runs_on_ranks(const std::string& name) {
-  for (const char* n : {"train", "search", "compare", "transfer", "robust-compare"})
-    if (name == n) return true;
-  return false;
-}
-
 // The command line as one text, for the ranks to compare.
 std::string command_line(int argc, char** argv) {
   std::string text;
@@ -84,7 +77,7 @@ int run(int argc, char** argv) {
     tapir::dist::check_same("the command line", command_line(argc, argv));
     for (const auto& command : commands) {
       if (!command.app->parsed()) continue;
-      TAPIR_CHECK(!tapir::dist::distributed() || runs_on_ranks(command.app->get_name()), "tapir ",
+      TAPIR_CHECK(!tapir::dist::distributed() || command.ranks == tapir::Ranks::several, "tapir ",
                   command.app->get_name(), " runs as one process, not on ", tapir::dist::size(),
                   " MPI ranks (train, search, compare, transfer and robust-compare do); start it "
                   "without mpirun or with -np 1");

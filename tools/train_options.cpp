@@ -6,15 +6,10 @@
 
 namespace tapir {
 
-void add_train_options(CLI::App& cmd, TrainOptions& o) {
-  TrainConfig& c = o.config;
-  cmd.allow_extras();
-  cmd.add_option("--task", c.task,
-                 "Task to train on (see `tapir tasks list`; `tapir tasks show NAME` lists the "
-                 "settings it recommends, used for the flags you do not give)")
-      ->capture_default_str();
-  cmd.add_option("--opt", o.task_opts, "Task option as name=value (repeatable)");
+namespace {
 
+// The model's shape and kinds of layers (group "Model").
+void add_model_options(CLI::App& cmd, TrainConfig& c) {
   auto* m = "Model";
   cmd.add_option("--width", c.model.width, "Model width C")->group(m)->capture_default_str();
   cmd.add_option("--heads", c.model.heads, "Attention heads")->group(m)->capture_default_str();
@@ -31,7 +26,12 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--init-std", c.model.init_std, "Std of the normal weight init")
       ->group(m)
       ->capture_default_str();
+}
 
+// The splines' grids and the architecture files (group "Learned
+// nonlinearities").
+void add_spline_options(CLI::App& cmd, TrainOptions& o) {
+  TrainConfig& c = o.config;
   auto* sp = "Learned nonlinearities";
   o.mlp_grid = SplineGridOptions("spline", c.model.mlp_spline.grid);
   o.attn_grid = SplineGridOptions("attn-spline", c.model.attn_spline.grid);
@@ -73,7 +73,10 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_flag("--arch-trainable", c.arch_trainable,
                "Keep training the --arch functions (default: frozen)")
       ->group(sp);
+}
 
+// Optimizer, learning-rate schedule and clipping (group "Optimizer").
+void add_optimizer_options(CLI::App& cmd, TrainConfig& c) {
   auto* opt = "Optimizer";
   cmd.add_option("--optimizer", c.optimizer.name, "adamw | adam | sgd")
       ->group(opt)
@@ -101,7 +104,10 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
   cmd.add_option("--clip", c.clip, "Global gradient-norm clip (0: off)")
       ->group(opt)
       ->capture_default_str();
+}
 
+// Steps, batches, evaluations, seed, threads and device (group "Loop").
+void add_loop_options(CLI::App& cmd, TrainConfig& c) {
   auto* loop = "Loop";
   cmd.add_option("--steps", c.steps, "Training steps")->group(loop)->capture_default_str();
   cmd.add_option("--batch", c.batch, "Batch size")->group(loop)->capture_default_str();
@@ -122,6 +128,22 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
       ->capture_default_str();
   add_threads_option(cmd, c.threads)->group(loop);
   add_device_option(cmd, c.device, "Where to train")->group(loop);
+}
+
+}  // namespace
+
+void add_train_options(CLI::App& cmd, TrainOptions& o) {
+  TrainConfig& c = o.config;
+  cmd.allow_extras();
+  cmd.add_option("--task", c.task,
+                 "Task to train on (see `tapir tasks list`; `tapir tasks show NAME` lists the "
+                 "settings it recommends, used for the flags you do not give)")
+      ->capture_default_str();
+  cmd.add_option("--opt", o.task_opts, "Task option as name=value (repeatable)");
+  add_model_options(cmd, c);
+  add_spline_options(cmd, o);
+  add_optimizer_options(cmd, c);
+  add_loop_options(cmd, c);
   add_constraint_options(cmd, o);
 }
 
