@@ -43,8 +43,14 @@ run dump --checkpoint "$out/train" --out "$out/dump.safetensors"
 # keys and safetensors metadata named *seconds*, wall_s, *per_s, version;
 # table columns headed "seconds"; "12.3 s" in text).
 find "$out" -name .lock -delete
+# A safetensors file's header is masked the same way, and its length prefix
+# written again, since the masked values had their own lengths.
 find "$out" -type f -print0 | xargs -0 perl -0777 -pi -e '
+  my $st = length($_) > 8 && substr($_, 8, 1) eq "{" ? unpack("Q<", substr($_, 0, 8)) : 0;
+  my ($head, $data) = $st ? (substr($_, 8, $st), substr($_, 8 + $st)) : ($_, undef);
+  $_ = $head;
   s/("[a-z0-9_\/-]*(?:seconds|wall_s|per_s|version|commit)[a-z_]*"\s*:\s*)(\{[^{}]*\}|\[[^\[\]]*\]|"[^"]*"|[-0-9.eE+]+)/$1"-"/g;
+  if (defined $data) { $_ = pack("Q<", length($_)) . $_ . $data; next; }
   s/\b[0-9]+(?:\.[0-9]+)? ?(?:s|ms|min)\b/T/g;
   s/[0-9.]+[kM]? (tokens|steps)\/s/T $1\/s/g;
   my @lines = split /\n/, $_, -1; my @mask;
