@@ -1,8 +1,8 @@
-// Json value accessors and the writer. The parser lives in json_parse.cpp.
+// Json value accessors, and to_json, which hands the value to nlohmann-json
+// to write. The parser lives in json_parse.cpp.
 #include "base/json.h"
 
-#include <charconv>
-#include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 
@@ -121,109 +121,30 @@ size_t Json::size() const {
 
 namespace {
 
-void write_string(std::string& out, std::string_view text) {
-  static const char* const hex = "0123456789abcdef";
-  out += '"';
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (byte < 0x20) {
-          out += "\\u00";
-          out += hex[byte >> 4];
-          out += hex[byte & 0xf];
-        } else {
-          out += c;  // UTF-8 passes through unchanged
-        }
-    }
-  }
-  out += '"';
-}
-
-void write_double(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  const std::string_view text(buffer, static_cast<size_t>(result.ptr - buffer));
-  out += text;
-  // "3" would read back as an integer; keep the value a double.
-  if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
-}
-
-void write_newline(std::string& out, int indent, int depth) {
-  if (indent < 0) return;
-  out += '\n';
-  out.append(static_cast<size_t>(indent) * static_cast<size_t>(depth), ' ');
-}
-
-void write_value(std::string& out, const Json& value, int indent, int depth) {
+nlohmann::ordered_json to_library(const Json& value) {
   switch (value.kind()) {
     case Json::Kind::null:
-      out += "null";
-      return;
+      return nullptr;
     case Json::Kind::boolean:
-      out += value.as_bool() ? "true" : "false";
-      return;
+      return value.as_bool();
     case Json::Kind::integer:
-      out += std::to_string(value.as_int());
-      return;
+      return value.as_int();
     case Json::Kind::real:
-      write_double(out, value.as_double());
-      return;
+      return value.as_double();
     case Json::Kind::string:
-      write_string(out, value.as_string());
-      return;
+      return value.as_string();
     case Json::Kind::array: {
-      const Json::Array& items = value.as_array();
-      out += '[';
-      for (size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) out += ',';
-        write_newline(out, indent, depth + 1);
-        write_value(out, items[i], indent, depth + 1);
-      }
-      if (!items.empty()) write_newline(out, indent, depth);
-      out += ']';
-      return;
+      nlohmann::ordered_json items = nlohmann::ordered_json::array();
+      for (const Json& item : value.as_array()) items.push_back(to_library(item));
+      return items;
     }
     case Json::Kind::object: {
-      const Json::Object& members = value.as_object();
-      out += '{';
-      for (size_t i = 0; i < members.size(); ++i) {
-        if (i > 0) out += ',';
-        write_newline(out, indent, depth + 1);
-        write_string(out, members[i].first);
-        out += indent < 0 ? ":" : ": ";
-        write_value(out, members[i].second, indent, depth + 1);
-      }
-      if (!members.empty()) write_newline(out, indent, depth);
-      out += '}';
-      return;
+      nlohmann::ordered_json members = nlohmann::ordered_json::object();
+      for (const auto& [key, item] : value.as_object()) members[key] = to_library(item);
+      return members;
     }
   }
+  return nullptr;
 }
 
 }  // namespace
@@ -244,9 +165,13 @@ std::string quoted(std::string_view text) {
 }
 
 std::string to_json(const Json& value, int indent) {
-  std::string out;
-  write_value(out, value, indent, 0);
-  return out;
+  try {
+    return to_library(value).dump(indent);
+  } catch (const nlohmann::json::type_error& error) {
+    // A string that is not UTF-8: written, it would not read back.
+    const std::string_view what = error.what();
+    fail("JSON: ", what.substr(what.find("] ") + 2));
+  }
 }
 
 }  // namespace tapir

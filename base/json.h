@@ -1,6 +1,7 @@
-// A small strict JSON value, parser and writer. Used for safetensors headers,
-// run configs and metrics lines; it sits at the bottom of the stack next to
-// dtype.h and error.h and depends on nothing else in tapir.
+// A small JSON value, read and written by nlohmann-json (base/json_parse.cpp,
+// base/json.cpp), which this header does not show. Used for safetensors
+// headers, run configs and metrics lines; it sits at the bottom of the stack
+// next to error.h and depends on nothing else in tapir.
 //
 // Objects keep insertion order. Integer literals that fit in int64 stay exact
 // (byte offsets need that); every other number is a double.
@@ -99,12 +100,14 @@ std::string quoted(std::string_view text);
 
 // Strict RFC 8259: no comments, no trailing commas, no leading zeros, no
 // trailing garbage, strings must be valid UTF-8 without raw control characters,
-// nesting deeper than 64 is refused. Errors read "invalid JSON at byte N: ...".
+// duplicate keys and nesting deeper than 64 are refused. Errors read
+// "invalid JSON at byte N: ...".
 Json parse_json(std::string_view text);
 
 // Compact when indent < 0, else pretty with that many spaces per level.
-// Doubles use the shortest form that reads back to the same value and keep a
-// ".0" so they read back as doubles; NaN and infinities are written as null.
+// Doubles are written with digits that read back to the same value and keep
+// a ".0" so they read back as doubles; NaN and infinities are written as
+// null. A string that is not valid UTF-8 throws: it would not read back.
 std::string to_json(const Json& value, int indent = -1);
 
 }  // namespace tapir

@@ -5,8 +5,8 @@ set -euo pipefail
 
 # dpkg-dev (dpkg-shlibdeps) and file: CPack's Debian package (the package test).
 # libopenmpi-dev and openmpi-bin: several processes on one job (mpirun; docs/distributed.md).
-packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev dpkg-dev file
-  libopenmpi-dev openmpi-bin)
+packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev
+  nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do

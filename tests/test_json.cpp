@@ -116,6 +116,14 @@ TEST_CASE("json: doubles round trip and stay doubles") {
     CHECK(std::signbit(back.as_double()) == std::signbit(x));
   }
   CHECK(to_json(Json(3.0)) == "3.0");
+  // The writer's spelling: plain from 1e-4 to below 1e15, else an exponent.
+  CHECK(to_json(Json(0.0003)) == "0.0003");
+  CHECK(to_json(Json(100000.0)) == "100000.0");
+  CHECK(to_json(Json(1e-5)) == "1e-05");
+  CHECK(to_json(Json(1e15)) == "1e+15");
+  // Files written before spelled these with exponents; they read the same.
+  CHECK(parse_json("3e-04").as_double() == 0.0003);
+  CHECK(parse_json("1e+05").as_double() == 100000.0);
   CHECK(to_json(Json(std::nan(""))) == "null");
   CHECK(to_json(Json(std::numeric_limits<double>::infinity())) == "null");
 }
@@ -136,6 +144,9 @@ TEST_CASE("json: string escapes decode and encode") {
   const std::string written = to_json(Json(every_byte));
   for (char c : written) CHECK(static_cast<unsigned char>(c) >= 0x20);
   CHECK(parse_json(written).as_string() == every_byte);
+  // Written, a string that is not UTF-8 would not read back.
+  CHECK_THROWS_WITH_AS(to_json(Json("a\xff")), "JSON: invalid UTF-8 byte at index 1: 0xFF",
+                       tapir::Error);
 }
 
 TEST_CASE("json: nested values round trip") {
@@ -171,11 +182,21 @@ TEST_CASE("json: syntax errors are rejected with their position") {
   check_rejected("NaN", "unexpected 'N'");
   check_rejected("'a'", "unexpected '''");
   check_rejected("\xef\xbb\xbf{}", "unexpected byte 0xef");
+  // A NUL byte is no end of input.
+  CHECK(parse_error(std::string("{}\0", 3)) ==
+        "invalid JSON at byte 2: unexpected byte 0x00 after the value");
+  CHECK(parse_error(std::string("[1]\0 x", 6)) ==
+        "invalid JSON at byte 3: unexpected byte 0x00 after the value");
+  CHECK(parse_error(std::string("[1,\0]", 5)) == "invalid JSON at byte 3: unexpected byte 0x00");
+  CHECK(parse_error("1 tru") == "invalid JSON at byte 2: unexpected 't' after the value");
+  CHECK(parse_error("[true x]") == "invalid JSON at byte 6: expected ',' or ']', got 'x'");
+  CHECK(parse_error("{\"a\" nul}") == "invalid JSON at byte 5: expected ':', got 'n'");
 }
 
 TEST_CASE("json: malformed numbers are rejected") {
   check_rejected("01", "leading zeros");
   check_rejected("-01", "leading zeros");
+  CHECK(parse_error("[1,01]") == "invalid JSON at byte 4: leading zeros are not allowed");
   check_rejected("+1", "unexpected '+'");
   check_rejected("-", "expected a digit after the sign");
   check_rejected("-a", "expected a digit after the sign");

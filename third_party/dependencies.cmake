@@ -1,17 +1,20 @@
 # How tapir finds its external libraries. All come from Debian packages
 # (scripts/setup.sh installs them); nothing is vendored.
 #
-#   OpenBLAS  libopenblas-dev   matrix products (cblas_sgemm / cblas_dgemm)
-#   Threads   (libc)            the worker pool of engine/threads.h
-#   Eigen     libeigen3-dev     small dense linear algebra
-#   doctest   doctest-dev       the test harness
-#   CLI11     libcli11-dev      the `tapir` command line
-#   MPI       libopenmpi-dev    optional, found in cmake/mpi.cmake
+#   OpenBLAS      libopenblas-dev     matrix products (cblas_sgemm / cblas_dgemm)
+#   Threads       (libc)              the worker pool of engine/threads.h
+#   Eigen         libeigen3-dev       small dense linear algebra
+#   doctest       doctest-dev         the test harness
+#   CLI11         libcli11-dev        the `tapir` command line
+#   nlohmann_json nlohmann-json3-dev  reading and writing JSON (base/json.h)
+#   MPI           libopenmpi-dev      optional, found in cmake/mpi.cmake
 
 find_package(Threads REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 find_package(doctest REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
+# 3.11: base/json_parse.cpp words errors from this version's messages.
+find_package(nlohmann_json 3.11 REQUIRED)
 
 # Debian's OpenBLAS ships a CMake config that sets OpenBLAS_INCLUDE_DIRS and
 # OpenBLAS_LIBRARIES; wrap them in an imported target.
