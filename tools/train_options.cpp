@@ -75,7 +75,7 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
       ->group(sp);
 
   auto* opt = "Optimizer";
-  cmd.add_option("--optimizer", c.optimizer.name, "adamw | adam | sgd")
+  cmd.add_option("--optimizer", c.optimizer.name, names_of<OptimizerKind>())
       ->group(opt)
       ->capture_default_str();
   cmd.add_option("--lr", c.schedule.base_lr, "Peak learning rate")
