@@ -18,10 +18,10 @@ void binary_backward(const Node& n) {
   });
 }
 
-TAPIR_REGISTER_OP(kAdd, "add", binary_backward);
-TAPIR_REGISTER_OP(kSub, "sub", binary_backward);
-TAPIR_REGISTER_OP(kMul, "mul", binary_backward);
-TAPIR_REGISTER_OP(kDiv, "div", binary_backward);
+TAPIR_REGISTER_OP(kAdd, op_name(BinaryOp::add), binary_backward);
+TAPIR_REGISTER_OP(kSub, op_name(BinaryOp::sub), binary_backward);
+TAPIR_REGISTER_OP(kMul, op_name(BinaryOp::mul), binary_backward);
+TAPIR_REGISTER_OP(kDiv, op_name(BinaryOp::div), binary_backward);
 
 Tensor binary(const OpInfo& info, BinaryOp op, Tensor a, Tensor b) {
   check_defined(info.name, a, "first operand");
@@ -62,12 +62,12 @@ void unary_backward(const Node& n) {
   });
 }
 
-TAPIR_REGISTER_OP(kExp, "exp", unary_backward);
-TAPIR_REGISTER_OP(kLog, "log", unary_backward);
-TAPIR_REGISTER_OP(kTanh, "tanh", unary_backward);
-TAPIR_REGISTER_OP(kSqrt, "sqrt", unary_backward);
-TAPIR_REGISTER_OP(kRelu, "relu", unary_backward);
-TAPIR_REGISTER_OP(kGelu, "gelu", unary_backward);
+TAPIR_REGISTER_OP(kExp, op_name(UnaryOp::exp), unary_backward);
+TAPIR_REGISTER_OP(kLog, op_name(UnaryOp::log), unary_backward);
+TAPIR_REGISTER_OP(kTanh, op_name(UnaryOp::tanh), unary_backward);
+TAPIR_REGISTER_OP(kSqrt, op_name(UnaryOp::sqrt), unary_backward);
+TAPIR_REGISTER_OP(kRelu, op_name(UnaryOp::relu), unary_backward);
+TAPIR_REGISTER_OP(kGelu, op_name(UnaryOp::gelu), unary_backward);
 
 Tensor unary(const OpInfo& info, UnaryOp op, Tensor x) {
   check_defined(info.name, x, "input");

@@ -1,7 +1,6 @@
 // The types the kernels of both backends take (engine/kernels.h): the
-// elementwise op codes and the knot grid of a linear spline. Defined once,
-// so the CPU and CUDA kernels, the ops and the layers all speak of the same
-// values.
+// elementwise op codes (with their names and counts) and the knot grid of a linear spline. Defined
+// once, so the CPU and CUDA kernels, the ops and the layers all speak of the same values.
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -10,6 +9,50 @@ namespace tapir {
 
 enum class BinaryOp { add, sub, mul, div };
 enum class UnaryOp { exp, log, tanh, sqrt, relu, gelu };
+
+// The name of the op each code computes (its name in the op registry), and
+// nullptr past the last code. The switches have no default, so a code
+// without a name does not compile (-Wswitch); the counts below are taken
+// from them, so a loop over every code cannot miss a new one.
+constexpr const char* op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add:
+      return "add";
+    case BinaryOp::sub:
+      return "sub";
+    case BinaryOp::mul:
+      return "mul";
+    case BinaryOp::div:
+      return "div";
+  }
+  return nullptr;
+}
+constexpr const char* op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::exp:
+      return "exp";
+    case UnaryOp::log:
+      return "log";
+    case UnaryOp::tanh:
+      return "tanh";
+    case UnaryOp::sqrt:
+      return "sqrt";
+    case UnaryOp::relu:
+      return "relu";
+    case UnaryOp::gelu:
+      return "gelu";
+  }
+  return nullptr;
+}
+// The number of codes of Op: 0, 1, ... up to the first without a name.
+template <typename Op>
+constexpr int op_code_count() {
+  int n = 0;
+  while (op_name(static_cast<Op>(n)) != nullptr) ++n;
+  return n;
+}
+constexpr int kBinaryOpCount = op_code_count<BinaryOp>();
+constexpr int kUnaryOpCount = op_code_count<UnaryOp>();
 
 // The knot grid of a 1-D linear spline: K equally spaced knots
 // lo + k (hi - lo) / (K - 1), k = 0..K-1, and what happens outside [lo, hi]:

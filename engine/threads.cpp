@@ -147,8 +147,13 @@ std::atomic<int> g_num_threads{1};
 
 }  // namespace
 
+int check_thread_count(int64_t n, const char* what) {
+  TAPIR_CHECK(n >= 1 && n <= kMaxThreads, what, " must be in [1, ", kMaxThreads, "], got ", n);
+  return static_cast<int>(n);
+}
+
 void set_num_threads(int n) {
-  TAPIR_CHECK(n >= 1, "thread count must be >= 1, got ", n);
+  check_thread_count(n);
   g_num_threads = n;
   // OpenBLAS's own pool stays at one thread: its static split waits for a
   // thread whose core is busy elsewhere (threads.h).
@@ -168,7 +173,7 @@ int default_num_threads() {
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
     return std::max(1, CPU_COUNT(&set));
   }
-  return static_cast<int>(parse_int64(text, "TAPIR_THREADS", 1, 4096));
+  return check_thread_count(parse_int64(text, "TAPIR_THREADS"), "TAPIR_THREADS");
 }
 
 int64_t parallel_chunk_count(int64_t n, int64_t min_per_thread, int threads) {

@@ -27,11 +27,20 @@
 
 namespace tapir {
 
-// Sets the thread count to n (n >= 1): the pool gets n - 1 workers.
+// The largest thread count tapir accepts, wherever a count comes from
+// (--threads, a config file, TAPIR_THREADS, set_num_threads).
+constexpr int kMaxThreads = 256;
+// Fails with "<what> must be in [1, 256], got n" (what: "threads", or where
+// the count came from) unless 1 <= n <= kMaxThreads; returns n.
+int check_thread_count(int64_t n, const char* what = "threads");
+
+// Sets the thread count to n (checked by check_thread_count): the pool gets
+// n - 1 workers.
 void set_num_threads(int n);
 // The count set last by set_num_threads, 1 before any call.
 int num_threads();
-// TAPIR_THREADS from the environment if set (a positive integer), else the
+// TAPIR_THREADS from the environment if set (a count check_thread_count
+// accepts), else the
 // cores this process may run on (its CPU affinity): the pool degrades
 // gracefully when some of them are busy, so using them all costs little
 // where they are taken and gains where they are free.

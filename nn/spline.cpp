@@ -9,25 +9,29 @@
 
 namespace tapir {
 
-namespace {
-
-// "const:C" -> C; false if init is not of that form.
-bool parse_const_init(const std::string& init, double& value) {
-  if (init.rfind("const:", 0) != 0) return false;
-  try {
-    value = parse_double(std::string_view(init).substr(6), "init");
-  } catch (const Error&) {
-    return false;  // validate names the whole init
+SplineInit parse_spline_init(std::string_view text) {
+  const size_t colon = text.find(':');
+  SplineInit init;
+  init.kind = parse_name<SplineInitKind>(text.substr(0, colon));
+  const bool constant = init.kind == SplineInitKind::constant;
+  TAPIR_CHECK((colon != std::string_view::npos) == constant, "spline init '", text,
+              "': only const takes a value, as const:C with C a number");
+  if (constant) {
+    try {
+      init.constant = parse_double(text.substr(colon + 1), "init");
+    } catch (const Error&) {
+      fail("spline init '", text, "': const:C needs C a finite number");
+    }
   }
-  return true;
+  return init;
 }
 
-}  // namespace
-
 void SplineConfig::validate(const std::string& what) const {
-  double c = 0;
-  TAPIR_CHECK(init == "gelu" || init == "identity" || parse_const_init(init, c), "model: ", what,
-              " init must be gelu, identity or const:C with C a number, got '", init, "'");
+  try {
+    parse_spline_init(init);
+  } catch (const Error& e) {
+    fail("model: ", what, ": ", e.what());
+  }
 }
 
 Json SplineConfig::to_json() const {
@@ -42,13 +46,20 @@ SplineConfig SplineConfig::from_json(const Json& j, const SplineConfig& defaults
 
 std::vector<double> spline_init_values(const SplineConfig& config) {
   std::vector<double> v(static_cast<size_t>(config.grid.knots()));
-  double constant = 0;
-  const bool is_const = parse_const_init(config.init, constant);
+  const SplineInit init = parse_spline_init(config.init);
   for (int64_t k = 0; k < config.grid.knots(); ++k) {
     const double x = config.grid.knot(k);
-    double y = x;  // identity
-    if (is_const) y = constant;
-    if (config.init == "gelu") y = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    double y = x;
+    switch (init.kind) {
+      case SplineInitKind::gelu:
+        y = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+        break;
+      case SplineInitKind::identity:
+        break;
+      case SplineInitKind::constant:
+        y = init.constant;
+        break;
+    }
     v[static_cast<size_t>(k)] = y;
   }
   return v;

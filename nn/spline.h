@@ -4,6 +4,7 @@
 // attention kernels (nn/transformer.h passes its values to the attention op).
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/json.h"
@@ -22,11 +23,30 @@ struct Names<SplineScope> {
                                                                   {SplineScope::shared, "shared"}};
 };
 
+// How a spline's values start: the exact GeLU, the identity, or a constant
+// C, spelled "gelu", "identity" and "const:C".
+enum class SplineInitKind { gelu, identity, constant };
+template <>
+struct Names<SplineInitKind> {
+  static constexpr const char* what = "spline init";
+  static constexpr std::pair<SplineInitKind, const char*> table[] = {
+      {SplineInitKind::gelu, "gelu"},
+      {SplineInitKind::identity, "identity"},
+      {SplineInitKind::constant, "const"}};
+};
+struct SplineInit {
+  SplineInitKind kind = SplineInitKind::gelu;
+  double constant = 0;  // kind == constant: the value C
+};
+// "gelu", "identity" or "const:C" with C a finite number; anything else fails
+// with one line (Names' message for an unknown word).
+SplineInit parse_spline_init(std::string_view text);
+
 // A spline.s grid (knots, range, extrapolation: valid by construction),
 // initial values and placement.
 struct SplineConfig {
   SplineGrid grid{121, -20.0, 20.0, true};
-  std::string init = "gelu";  // gelu | identity | const:C
+  std::string init = "gelu";  // as spelled: what parse_spline_init reads
   SplineScope scope = SplineScope::layer;
 
   // One-line error naming `what` (e.g. "MLP spline") and the bad init.

@@ -13,8 +13,6 @@ double ConstraintConfig::alpha_at(int64_t layer) const {
 }
 
 void ConstraintConfig::validate(int64_t layers) const {
-  TAPIR_CHECK(kind == "none" || kind == "descent", "constraint: unknown kind '", kind,
-              "' (expected none or descent)");
   if (!enabled()) return;
   TAPIR_CHECK(layers >= 1, "constraint descent needs at least one layer");
   TAPIR_CHECK(alpha.size() == 1 || static_cast<int64_t>(alpha.size()) == layers,

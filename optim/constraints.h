@@ -23,11 +23,21 @@
 #include <vector>
 
 #include "base/json.h"
+#include "base/names.h"
 
 namespace tapir {
 
+// Training without constraints, or with the per-layer descent constraints.
+enum class ConstraintKind { none, descent };
+template <>
+struct Names<ConstraintKind> {
+  static constexpr const char* what = "constraint kind";
+  static constexpr std::pair<ConstraintKind, const char*> table[] = {
+      {ConstraintKind::none, "none"}, {ConstraintKind::descent, "descent"}};
+};
+
 struct ConstraintConfig {
-  std::string kind = "none";           // none | descent
+  ConstraintKind kind = ConstraintKind::none;
   std::vector<double> alpha = {0.05};  // one rate for every layer, or one per layer
   double dual_lr = 0.01;               // eta, plain projected SGD on the multipliers
   int64_t dual_batch = 0;  // examples for the dual step's constraint values (0: the training batch)
@@ -37,7 +47,7 @@ struct ConstraintConfig {
   double slack_lr = 0.01;        // eta_u
   bool detach_previous = false;  // no gradient through (1 - alpha_l) f_{l-1}
 
-  bool enabled() const { return kind == "descent"; }
+  bool enabled() const { return kind == ConstraintKind::descent; }
   // alpha_l for layer l = 1..L.
   double alpha_at(int64_t layer) const;
   // One-line error naming the bad field; `layers` is the model's L.

@@ -36,25 +36,6 @@ EvalTally evaluate_perturbed(const Evaluator& evaluator, const std::string& spli
   return evaluate(evaluator, split, perturb, false).front();
 }
 
-NoiseKind parse_noise_kind(const std::string& name) {
-  if (name == "gaussian") return NoiseKind::gaussian;
-  if (name == "uniform") return NoiseKind::uniform;
-  if (name == "discrete") return NoiseKind::discrete;
-  fail("unknown noise '", name, "' (expected gaussian, uniform or discrete)");
-}
-
-const char* noise_kind_name(NoiseKind kind) {
-  switch (kind) {
-    case NoiseKind::gaussian:
-      return "gaussian";
-    case NoiseKind::uniform:
-      return "uniform";
-    case NoiseKind::discrete:
-      return "discrete";
-  }
-  return "?";
-}
-
 double perturbation_scale(Transformer& model) {
   if (model.config().input == ModelInput::frames) return 1.0;
   const Tensor table = model.find_parameter("tok_emb.weight")->tensor();

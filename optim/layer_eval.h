@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/names.h"
 #include "optim/evaluator.h"
 
 namespace tapir {
@@ -37,8 +38,17 @@ EvalTally evaluate_perturbed(const Evaluator& evaluator, const std::string& spli
 // For a frames model (denoise), gaussian and uniform noise go onto the input
 // frames instead, with s = 1 (the clean frames' RMS), and discrete is refused.
 enum class NoiseKind { gaussian, uniform, discrete };
-NoiseKind parse_noise_kind(const std::string& name);
-const char* noise_kind_name(NoiseKind kind);
+template <>
+struct Names<NoiseKind> {
+  static constexpr const char* what = "noise";
+  static constexpr std::pair<NoiseKind, const char*> table[] = {{NoiseKind::gaussian, "gaussian"},
+                                                                {NoiseKind::uniform, "uniform"},
+                                                                {NoiseKind::discrete, "discrete"}};
+};
+// The kind named `name`; anything else fails with Names' one-line message.
+inline NoiseKind parse_noise_kind(const std::string& name) {
+  return parse_name<NoiseKind>(name);
+}
 // The RMS of the token embedding table's entries (tok_emb.weight); 1 for a
 // frames model.
 double perturbation_scale(Transformer& model);

@@ -114,13 +114,12 @@ std::vector<StateTensor> Adam::state_tensors() {
 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config,
                                           std::vector<Parameter*> params) {
-  if (config.name == "sgd")
+  const OptimizerKind kind = config.kind();
+  if (kind == OptimizerKind::sgd)
     return std::make_unique<SGD>(std::move(params), config.momentum, config.weight_decay,
                                  config.nesterov);
-  if (config.name == "adam" || config.name == "adamw")
-    return std::make_unique<Adam>(std::move(params), config.beta1, config.beta2, config.eps,
-                                  config.weight_decay, config.name == "adamw");
-  fail("unknown optimizer '", config.name, "' (known: sgd, adam, adamw)");
+  return std::make_unique<Adam>(std::move(params), config.beta1, config.beta2, config.eps,
+                                config.weight_decay, kind == OptimizerKind::adamw);
 }
 
 }  // namespace tapir

@@ -23,10 +23,21 @@
 #include <string>
 #include <vector>
 
+#include "base/names.h"
 #include "engine/tensor.h"
 #include "nn/module.h"
 
 namespace tapir {
+
+// The optimizers make_optimizer builds: SGD, Adam with L2 decay, or AdamW
+// with decoupled decay.
+enum class OptimizerKind { sgd, adam, adamw };
+template <>
+struct Names<OptimizerKind> {
+  static constexpr const char* what = "optimizer";
+  static constexpr std::pair<OptimizerKind, const char*> table[] = {
+      {OptimizerKind::sgd, "sgd"}, {OptimizerKind::adam, "adam"}, {OptimizerKind::adamw, "adamw"}};
+};
 
 // A named view of optimizer-owned memory, e.g. "adam.m.blocks.0.mlp.fc.weight".
 struct StateTensor {
@@ -115,6 +126,8 @@ class Adam : public Optimizer {
 // (sgd: momentum, nesterov, weight_decay; adam/adamw: beta1, beta2, eps,
 // weight_decay).
 struct OptimizerConfig {
+  // A name of Names<OptimizerKind>, as config files and the command line
+  // spell it; kind() reads it.
   std::string name = "adamw";
   double beta1 = 0.9;
   double beta2 = 0.98;
@@ -122,10 +135,12 @@ struct OptimizerConfig {
   double weight_decay = 0.1;
   double momentum = 0.9;
   bool nesterov = false;
+
+  // The optimizer `name` names; any other name fails with Names' message.
+  OptimizerKind kind() const { return parse_name<OptimizerKind>(name); }
 };
 
-// "sgd", "adam" (L2 decay) or "adamw" (decoupled decay); any other name fails
-// with a message listing these.
+// The optimizer config.kind() names, over `params`.
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config,
                                           std::vector<Parameter*> params);
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "base/json_fields.h"
+#include "engine/threads.h"
 
 namespace tapir {
 
@@ -12,7 +13,7 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(eval_every >= 1, "eval-every must be at least 1, got ", eval_every);
   TAPIR_CHECK(eval_batch >= 1, "eval-batch must be at least 1, got ", eval_batch);
   TAPIR_CHECK(eval_limit >= 0, "eval-limit must be 0 (all) or positive, got ", eval_limit);
-  TAPIR_CHECK(threads >= 1 && threads <= 256, "threads must be in [1, 256], got ", threads);
+  check_thread_count(threads);
   TAPIR_CHECK(std::isfinite(clip), "clip must be a finite number, got ", clip);
   TAPIR_CHECK(stop_at >= 0 && stop_at <= 1, "stop-at must be in [0, 1], got ", stop_at);
   TAPIR_CHECK(schedule.base_lr > 0 && std::isfinite(schedule.base_lr), "lr must be positive, got ",

@@ -1,6 +1,7 @@
-// Random inputs for the op tables of the gradient check (test_gradcheck.cpp)
-// and the CPU/CUDA parity suite (test_cuda_parity.cpp): what kind of values
-// each input holds, and the host tensor made from it.
+// Random inputs for the op table (tests/op_table.h), which the gradient
+// check (test_gradcheck.cpp) and the CPU/CUDA parity suite
+// (test_cuda_parity.cpp) iterate: what kind of values each input holds, and
+// the host tensor made from it.
 #pragma once
 #include "engine/rng.h"
 #include "engine/tensor.h"

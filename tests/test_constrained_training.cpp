@@ -42,7 +42,7 @@ TrainConfig small(const std::string& task) {
 }
 
 TrainConfig constrained(TrainConfig c) {
-  c.constraint.kind = "descent";
+  c.constraint.kind = ConstraintKind::descent;
   c.constraint.alpha = {0.05};
   return c;
 }

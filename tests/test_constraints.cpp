@@ -14,7 +14,7 @@ namespace {
 
 ConstraintConfig descent(std::vector<double> alpha) {
   ConstraintConfig c;
-  c.kind = "descent";
+  c.kind = ConstraintKind::descent;
   c.alpha = std::move(alpha);
   return c;
 }
@@ -119,9 +119,12 @@ TEST_CASE("the configuration checks its fields and round-trips through JSON") {
   ConstraintConfig bad = descent({0.1});
   bad.dual_lr = 0;
   CHECK_THROWS_WITH_AS(bad.validate(2), doctest::Contains("dual-lr"), Error);
-  bad = descent({0.1});
-  bad.kind = "ascent";
-  CHECK_THROWS_WITH_AS(bad.validate(2), doctest::Contains("unknown kind 'ascent'"), Error);
+  // The kind is a closed choice: a config file's unknown kind stops reading.
+  Json ascent = descent({0.1}).to_json();
+  ascent.set("kind", "ascent");
+  CHECK_THROWS_WITH_AS(ConstraintConfig::from_json(ascent),
+                       doctest::Contains("unknown constraint kind 'ascent' (known: none, descent)"),
+                       Error);
   ConstraintConfig none;
   none.alpha = {5.0};  // not checked when the constraints are off
   CHECK_NOTHROW(none.validate(2));

@@ -37,11 +37,11 @@ TEST_CASE_TEMPLATE("cuda parity: binary ops with suffix broadcasting", T, float,
   };
   // b is kept away from 0 so that div is well conditioned.
   for (const Sizes s : {Sizes{60, 60}, Sizes{12, 60}, Sizes{60, 12}, Sizes{1, 45}, Sizes{0, 0}})
-    for (int op_index = 0; op_index < 4; ++op_index) {
+    for (int op_index = 0; op_index < tapir::kBinaryOpCount; ++op_index) {
+      const auto op = static_cast<BinaryOp>(op_index);
       CAPTURE(s.n_a);
       CAPTURE(s.n_b);
-      CAPTURE(op_index);
-      const auto op = static_cast<BinaryOp>(op_index);
+      CAPTURE(tapir::op_name(op));
       const int64_t n = std::max(s.n_a, s.n_b);
       const auto a = random_vector<T>(s.n_a, 1, -2, 2), b = random_vector<T>(s.n_b, 2, 0.5, 2);
       const auto d_out = random_vector<T>(n, 3);
@@ -71,9 +71,9 @@ TEST_CASE_TEMPLATE("cuda parity: binary ops with suffix broadcasting", T, float,
 TEST_CASE_TEMPLATE("cuda parity: unary ops and affine", T, float, double) {
   if (!gpu_or_skip()) return;
   const int64_t n = 3001;
-  for (int op_index = 0; op_index < 6; ++op_index) {
-    CAPTURE(op_index);
+  for (int op_index = 0; op_index < tapir::kUnaryOpCount; ++op_index) {
     const auto op = static_cast<UnaryOp>(op_index);
+    CAPTURE(tapir::op_name(op));
     const bool positive = op == UnaryOp::log || op == UnaryOp::sqrt;
     const auto x = random_vector<T>(n, 10 + op_index, positive ? 0.1 : -4, 4);
     std::vector<T> out(n);

@@ -1,10 +1,10 @@
-// CPU/CUDA parity: every registered op run forward and backward on both
-// devices from the same random inputs, values and gradients compared within
-// a per-op tolerance; then a few training steps of each benchmark
-// configuration on both devices, and a checkpoint trained on cuda evaluated
-// on cpu. The coverage case always runs (an op in the registry without a
-// parity entry fails it, GPU or not); the GPU cases skip with a message
-// where cuda_available() is false.
+// CPU/CUDA parity: every row of the op table (tests/op_table.h, which
+// test_gradcheck.cpp checks covers every registered op) run forward and
+// backward on both devices from the same random inputs, values and gradients
+// compared within the row's tolerance; then a few training steps of each
+// benchmark configuration on both devices, and a checkpoint trained on cuda
+// evaluated on cpu. The GPU cases skip with a message where
+// cuda_available() is false.
 //
 // Run on a GPU machine with: ctest --test-dir build/release -R cuda
 #include <doctest/doctest.h>
@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -24,207 +23,20 @@
 #include "optim/model_run.h"
 #include "optim/optimizer.h"
 #include "optim/trainer.h"
-#include "tests/op_inputs.h"
-#include "tests/spline_ops.h"
+#include "tests/op_table.h"
 
 using namespace tapir;
 using namespace tapir::test;
 
 namespace {
 
-// --- tolerances ------------------------------------------------------------------
-// Errors are |cpu - cuda| / max(1, |cpu|, |cuda|) per element.
+// Errors are |cpu - cuda| / max(1, |cpu|, |cuda|) per element; the f32
+// tolerance is each row's (tests/op_table.h).
 //
 // f64: the GPU sums in fixed trees where the CPU sums serially, and CUDA's
 // double exp/log/erf are within 1-2 ulp of glibc's: differences of order
 // 1e-15 per term, so 1e-10 leaves room for sums of a few hundred terms.
 constexpr double kF64 = 1e-10;
-// f32 elementwise maps: only libm differences (CUDA's expf, logf, tanhf,
-// erff are within 2 ulp, ~2.4e-7 relative), plus one rounding of the update.
-constexpr double kF32Map = 2e-6;
-// f32 ops that sum (GEMM, reductions, softmax, layernorm, attention, spline
-// knot gradients): a different summation order moves each sum by up to
-// ~n * 6e-8 relative for n terms; the cases here sum at most ~100 terms of
-// mixed sign, so 1e-4 is a bound, not an estimate.
-constexpr double kF32Sum = 1e-4;
-
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-
-struct ParityCase {
-  std::string op;  // registry name
-  std::string label;
-  std::vector<Input> inputs;
-  Fn fn;
-  double f32_tol;  // kF32Map or kF32Sum (why: above)
-};
-
-// One entry per op variant; every registered op appears at least once.
-std::vector<ParityCase> cases() {
-  using V = const std::vector<Tensor>&;
-  std::vector<ParityCase> c;
-  // Elementwise.
-  c.push_back(
-      {"add", "suffix", {U({2, 3, 4}), U({4})}, [](V x) { return add(x[0], x[1]); }, kF32Sum});
-  c.push_back({"add",
-               "prefix operand",
-               {U({3, 4}), U({2, 3, 4})},
-               [](V x) { return add(x[0], x[1]); },
-               kF32Sum});
-  c.push_back({"sub", "scalar", {U({2, 3}), U({})}, [](V x) { return sub(x[0], x[1]); }, kF32Sum});
-  c.push_back(
-      {"mul", "same shape", {U({3, 5}), U({3, 5})}, [](V x) { return mul(x[0], x[1]); }, kF32Map});
-  c.push_back(
-      {"mul", "suffix", {U({2, 3, 4}), U({3, 4})}, [](V x) { return mul(x[0], x[1]); }, kF32Sum});
-  c.push_back(
-      {"div", "suffix", {U({2, 3, 4}), P({4})}, [](V x) { return div(x[0], x[1]); }, kF32Sum});
-  c.push_back({"affine", "", {U({2, 5})}, [](V x) { return affine(x[0], -1.7, 0.3); }, kF32Map});
-  c.push_back({"exp", "", {U({2, 5})}, [](V x) { return tapir::exp(x[0]); }, kF32Map});
-  c.push_back({"log", "", {P({2, 5})}, [](V x) { return tapir::log(x[0]); }, kF32Map});
-  c.push_back({"tanh", "", {U({2, 5})}, [](V x) { return tapir::tanh(x[0]); }, kF32Map});
-  c.push_back({"sqrt", "", {P({2, 5})}, [](V x) { return tapir::sqrt(x[0]); }, kF32Map});
-  c.push_back({"relu", "", {A({3, 7})}, [](V x) { return relu(x[0]); }, kF32Map});
-  c.push_back({"gelu", "", {U({3, 7})}, [](V x) { return gelu(affine(x[0], 3.0)); }, kF32Map});
-  // Matrix products: every transpose combination, batched and shared.
-  for (int ta = 0; ta < 2; ++ta)
-    for (int tb = 0; tb < 2; ++tb) {
-      const std::string flags = "ta=" + std::to_string(ta) + " tb=" + std::to_string(tb);
-      Shape a = ta ? Shape{2, 8, 6} : Shape{2, 6, 8}, b = tb ? Shape{5, 8} : Shape{8, 5};
-      Shape bb = tb ? Shape{2, 5, 8} : Shape{2, 8, 5};
-      c.push_back({"matmul",
-                   "shared b " + flags,
-                   {U(a), U(b)},
-                   [ta, tb](V x) { return matmul(x[0], x[1], ta, tb); },
-                   kF32Sum});
-      c.push_back({"matmul",
-                   "batched " + flags,
-                   {U(a), U(bb)},
-                   [ta, tb](V x) { return matmul(x[0], x[1], ta, tb); },
-                   kF32Sum});
-    }
-  c.push_back({"linear",
-               "bias",
-               {U({2, 3, 16}), U({5, 16}), U({5})},
-               [](V x) { return linear(x[0], x[1], x[2]); },
-               kF32Sum});
-  c.push_back({"linear",
-               "no bias",
-               {U({3, 4}), U({2, 4})},
-               [](V x) { return linear(x[0], x[1]); },
-               kF32Sum});
-  c.push_back({"linear",
-               "bias and residual",
-               {U({2, 3, 16}), U({5, 16}), U({5}), U({2, 3, 5})},
-               [](V x) { return linear(x[0], x[1], x[2], x[3]); },
-               kF32Sum});
-  // Reductions.
-  for (int axis : {0, 1, -1})
-    c.push_back({"sum",
-                 "axis " + std::to_string(axis),
-                 {U({4, 6, 5})},
-                 [axis](V x) { return sum(x[0], axis); },
-                 kF32Sum});
-  c.push_back({"mean", "axis 1", {U({2, 7, 4})}, [](V x) { return mean(x[0], 1); }, kF32Sum});
-  c.push_back({"sum_all", "", {U({3, 40})}, [](V x) { return sum_all(x[0]); }, kF32Sum});
-  c.push_back({"max_last", "", {U({4, 9})}, [](V x) { return max_last(x[0]); }, kF32Map});
-  // Softmax family.
-  c.push_back(
-      {"softmax", "", {U({2, 3, 17})}, [](V x) { return softmax(affine(x[0], 2.0)); }, kF32Sum});
-  c.push_back({"log_softmax",
-               "",
-               {U({2, 3, 17})},
-               [](V x) { return log_softmax(affine(x[0], 2.0)); },
-               kF32Sum});
-  c.push_back({"cross_entropy",
-               "unmasked",
-               {U({2, 3, 11}), Ids({2, 3}, 11)},
-               [](V x) { return cross_entropy(affine(x[0], 3.0), x[1]); },
-               kF32Sum});
-  c.push_back({"cross_entropy",
-               "masked",
-               {U({4, 5, 11}), Ids({4, 5}, 11), Mask({4, 5})},
-               [](V x) { return cross_entropy(affine(x[0], 3.0), x[1], x[2]); },
-               kF32Sum});
-  // Normalisation and lookup.
-  c.push_back({"layernorm",
-               "",
-               {U({2, 3, 24}), U({24}), U({24})},
-               [](V x) { return layernorm(affine(x[0], 2.0, 0.5), x[1], x[2]); },
-               kF32Sum});
-  c.push_back({"embedding",
-               "repeated ids",
-               {U({5, 8}), Ids({4, 6}, 5)},
-               [](V x) { return embedding(x[0], x[1]); },
-               kF32Sum});
-  // Layout.
-  c.push_back({"reshape",
-               "",
-               {U({2, 3, 4})},
-               [](V x) {
-                 return mul(reshape(x[0], {6, 4}), reshape(x[0], {6, 4}));
-               },
-               kF32Map});
-  c.push_back({"transpose", "3-D", {U({2, 3, 4})}, [](V x) { return transpose(x[0]); }, kF32Map});
-  c.push_back({"concat",
-               "middle axis",
-               {U({2, 3, 4}), U({2, 1, 4}), U({2, 2, 4})},
-               [](V x) {
-                 return concat({x[0], x[1], x[2]}, 1);
-               },
-               kF32Map});
-  c.push_back(
-      {"slice", "middle axis", {U({2, 5, 3})}, [](V x) { return slice(x[0], 1, 1, 4); }, kF32Map});
-  c.push_back({"masked_fill",
-               "causal",
-               {U({2, 4, 4}), Causal(4)},
-               [](V x) { return masked_fill(x[0], x[1], -3.0); },
-               kF32Map});
-  // Attention.
-  c.push_back({"attention",
-               "2 heads",
-               {U({2, 7, 24})},
-               [](V x) { return attention(affine(x[0], 2.0), 2); },
-               kF32Sum});
-  c.push_back({"attention",
-               "ALiBi slopes",
-               {U({2, 5, 18}), Const({3})},
-               [](V x) { return attention(affine(x[0], 2.0), 3, x[1]); },
-               kF32Sum});
-  // Learned nonlinearities.
-  for (bool linear : {true, false}) {
-    const std::string mode = linear ? "linear extrapolation" : "constant extrapolation";
-    c.push_back({"spline",
-                 mode,
-                 {U({6, 20}), U({9})},
-                 [linear](V x) { return spline(affine(x[0], 1.5), x[1], -1.0, 1.0, linear); },
-                 kF32Sum});
-    c.push_back({"score_spline_attention",
-                 "shared g, " + mode,
-                 {U({2, 5, 12}), U({9})},
-                 [linear](V x) {
-                   return score_spline_attention(affine(x[0], 2.0), 2, x[1], -2.0, 2.0, linear);
-                 },
-                 kF32Sum});
-    c.push_back({"feature_spline_attention",
-                 mode,
-                 {U({2, 5, 12}), U({7})},
-                 [linear](V x) {
-                   return feature_spline_attention(x[0], 2, affine(x[1], 2.0), -1.0, 1.0, linear);
-                 },
-                 kF32Sum});
-  }
-  c.push_back({"score_spline_attention",
-               "per head, ALiBi",
-               {U({2, 4, 18}), U({3, 9}), Const({3})},
-               [](V x) {
-                 return score_spline_attention(affine(x[0], 2.0), 3, x[1], -2.0, 2.0, true, x[2]);
-               },
-               kF32Sum});
-  return c;
-}
-
-std::string case_name(const ParityCase& c) {
-  return c.op + (c.label.empty() ? "" : " (" + c.label + ")");
-}
 
 double rel_diff(double a, double b) {
   return std::fabs(a - b) / std::max({1.0, std::fabs(a), std::fabs(b)});
@@ -244,8 +56,7 @@ struct Run {
   std::vector<std::vector<double>> grads;
 };
 
-Run run_on(const ParityCase& c, const std::vector<Tensor>& host_inputs, Tensor host_w,
-           Device device) {
+Run run_on(const OpCase& c, const std::vector<Tensor>& host_inputs, Tensor host_w, Device device) {
   std::vector<Tensor> inputs;
   for (size_t k = 0; k < host_inputs.size(); ++k) {
     Tensor t = to_device(host_inputs[k], device);
@@ -288,21 +99,6 @@ bool skip_without_gpu() {
 
 }  // namespace
 
-TEST_CASE("every registered op has a cuda parity entry") {
-  std::set<std::string> covered;
-  for (const ParityCase& c : cases()) covered.insert(c.op);
-  std::set<std::string> registered;
-  for (const OpInfo* op : op_registry()) {
-    registered.insert(op->name);
-    INFO("op without a cuda parity entry: " << op->name);
-    CHECK(covered.count(op->name) == 1);
-  }
-  for (const std::string& name : covered) {
-    INFO("parity entry for an unregistered op: " << name);
-    CHECK(registered.count(name) == 1);
-  }
-}
-
 TEST_CASE("device plumbing without a GPU: checks that never touch device memory") {
   CHECK(parse_device("cpu") == Device::cpu);
   CHECK(parse_device("cuda") == Device::cuda);
@@ -344,7 +140,7 @@ TEST_CASE("device plumbing without a GPU: checks that never touch device memory"
 
 TEST_CASE("cuda parity table: values and gradients, f64 and f32") {
   if (skip_without_gpu()) return;
-  for (const ParityCase& c : cases()) {
+  for (const OpCase& c : op_cases()) {
     for (DType dtype : {DType::f64, DType::f32}) {
       const double tol = dtype == DType::f64 ? kF64 : c.f32_tol;
       const std::string name = case_name(c) + (dtype == DType::f64 ? " f64" : " f32");

@@ -172,7 +172,10 @@ TEST_CASE("model config: invalid combinations are refused with a clear message")
   c = small_config();
   c.mlp_act = MlpAct::spline;
   c.mlp_spline.init = "sine";
-  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("MLP spline init"), Error);
+  CHECK_THROWS_WITH_AS(
+      c.validate(),
+      doctest::Contains("MLP spline: unknown spline init 'sine' (known: gelu, identity, const)"),
+      Error);
 }
 
 TEST_CASE("model config: JSON round trip of the new fields, and older configs still load") {

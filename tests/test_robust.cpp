@@ -73,6 +73,13 @@ TEST_CASE("the last layer's readout is the model's output, and gamma 0 is plain 
       doctest::Contains("real-valued frames"), Error);
 }
 
+TEST_CASE("noise kinds are read by name") {
+  for (const NoiseKind kind : {NoiseKind::gaussian, NoiseKind::uniform, NoiseKind::discrete})
+    CHECK(parse_noise_kind(name_of(kind)) == kind);
+  CHECK_THROWS_WITH_AS(parse_noise_kind("pink"),
+                       "unknown noise 'pink' (known: gaussian, uniform, discrete)", Error);
+}
+
 TEST_CASE("gaussian and uniform noise on h_0 have std gamma * rms of the embedding table") {
   Trainer t(small("sorted"), "");
   const double rms = perturbation_scale(t.model());

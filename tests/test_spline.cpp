@@ -153,11 +153,19 @@ TEST_CASE("Spline module: inits, parameter and config checks") {
   SplineConfig bad;
   bad.init = "const:abc";
   CHECK_THROWS_WITH_AS(bad.validate("MLP spline"), doctest::Contains("const:C"), Error);
-  for (const char* init : {"const: 0.5", "const:0.5 ", "const:inf", "const:"}) {
+  for (const char* init : {"const: 0.5", "const:0.5 ", "const:inf", "const:", "const", "gelu:1",
+                           "identity:", ":0.5"}) {
     CAPTURE(init);
     bad.init = init;
     CHECK_THROWS_AS(bad.validate("MLP spline"), Error);  // std::stod took the first
   }
+  CHECK(parse_spline_init("identity").kind == SplineInitKind::identity);
+  CHECK(parse_spline_init("const:-0.25").kind == SplineInitKind::constant);
+  CHECK(parse_spline_init("const:-0.25").constant == -0.25);
+  bad.init = "sine";
+  CHECK_THROWS_WITH_AS(
+      bad.validate("MLP spline"),
+      "model: MLP spline: unknown spline init 'sine' (known: gelu, identity, const)", Error);
   // The grid is checked where it is made: a config cannot hold a bad one.
   CHECK_THROWS_WITH_AS(parse_extrapolation("mirror"), doctest::Contains("linear or constant"),
                        Error);

@@ -5,10 +5,9 @@ namespace tapir {
 void add_constraint_options(CLI::App& cmd, TrainOptions& o) {
   ConstraintConfig& c = o.config.constraint;
   auto* g = "Per-layer descent constraints";
-  cmd.add_option("--constraint", c.kind,
-                 "none | descent: f_l <= (1 - alpha_l) f_{l-1} for every layer l")
-      ->group(g)
-      ->capture_default_str();
+  add_name_option(cmd, "--constraint", c.kind,
+                  "Per-layer constraint (descent: f_l <= (1 - alpha_l) f_{l-1} for every layer l)")
+      ->group(g);
   cmd.add_option("--alpha", o.alpha, "Descent rate: one value, or one per layer (a,b,...)")
       ->group(g)
       ->capture_default_str();

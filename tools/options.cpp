@@ -18,11 +18,11 @@ CLI::Option* add_threads_option(CLI::App& cmd, int& threads) {
       .add_option_function<int>(
           "--threads",
           [&threads](const int& n) {
-            if (n < 1 || n > kMaxThreads)
-              throw CLI::ValidationError("--threads", "threads must be in [1, " +
-                                                          std::to_string(kMaxThreads) + "], got " +
-                                                          std::to_string(n));
-            threads = n;
+            try {
+              threads = check_thread_count(n);
+            } catch (const Error& e) {
+              throw CLI::ValidationError("--threads", e.what());
+            }
           },
           "Threads for kernels and BLAS (default: the usable cores, or TAPIR_THREADS)")
       ->type_name("INT")

@@ -64,9 +64,8 @@ CLI::Option* add_names_option(CLI::App& cmd, const std::string& flag, std::vecto
 // --threads N, the threads for kernels and BLAS (engine/threads.h), the same
 // for every command that computes: default default_num_threads() (the
 // usable cores, or TAPIR_THREADS; `threads` is set to it here), and a value
-// outside [1, kMaxThreads] stops the command line as TrainConfig::validate
-// would.
-constexpr int kMaxThreads = 256;
+// outside [1, kMaxThreads] stops the command line with check_thread_count's
+// message.
 CLI::Option* add_threads_option(CLI::App& cmd, int& threads);
 
 // --device cpu|cuda, checked to be usable here; `given` (if not null) is set

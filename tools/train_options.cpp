@@ -78,7 +78,7 @@ void add_spline_options(CLI::App& cmd, TrainOptions& o) {
 // Optimizer, learning-rate schedule and clipping (group "Optimizer").
 void add_optimizer_options(CLI::App& cmd, TrainConfig& c) {
   auto* opt = "Optimizer";
-  cmd.add_option("--optimizer", c.optimizer.name, "adamw | adam | sgd")
+  cmd.add_option("--optimizer", c.optimizer.name, names_of<OptimizerKind>())
       ->group(opt)
       ->capture_default_str();
   cmd.add_option("--lr", c.schedule.base_lr, "Peak learning rate")
