@@ -104,7 +104,7 @@ std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, MlpAct mlp_act, Attent
   run->model->init(0);
   run->model->to_device(device);
   OptimizerConfig oc;
-  oc.name = "adamw";
+  oc.kind = OptimizerKind::adamw;
   oc.weight_decay = 0.01;
   run->optimizer = make_optimizer(oc, run->model->parameters());
   run->tokens = bc.batch * bc.context;

@@ -114,7 +114,7 @@ std::vector<StateTensor> Adam::state_tensors() {
 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config,
                                           std::vector<Parameter*> params) {
-  const OptimizerKind kind = config.kind();
+  const OptimizerKind kind = config.kind;
   if (kind == OptimizerKind::sgd)
     return std::make_unique<SGD>(std::move(params), config.momentum, config.weight_decay,
                                  config.nesterov);

@@ -126,21 +126,17 @@ class Adam : public Optimizer {
 // (sgd: momentum, nesterov, weight_decay; adam/adamw: beta1, beta2, eps,
 // weight_decay).
 struct OptimizerConfig {
-  // A name of Names<OptimizerKind>, as config files and the command line
-  // spell it; kind() reads it.
-  std::string name = "adamw";
+  // Written and read as its name (Names<OptimizerKind>): "sgd", "adam", "adamw".
+  OptimizerKind kind = OptimizerKind::adamw;
   double beta1 = 0.9;
   double beta2 = 0.98;
   double eps = 1e-8;
   double weight_decay = 0.1;
   double momentum = 0.9;
   bool nesterov = false;
-
-  // The optimizer `name` names; any other name fails with Names' message.
-  OptimizerKind kind() const { return parse_name<OptimizerKind>(name); }
 };
 
-// The optimizer config.kind() names, over `params`.
+// The optimizer config.kind names, over `params`.
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config,
                                           std::vector<Parameter*> params);
 

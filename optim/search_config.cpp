@@ -11,7 +11,7 @@ namespace tapir {
 
 OptimizerConfig SearchConfig::default_arch_optimizer() {
   OptimizerConfig c;
-  c.name = "adam";
+  c.kind = OptimizerKind::adam;
   c.beta1 = 0.99;
   c.beta2 = 0.999;
   c.eps = 1e-8;

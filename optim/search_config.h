@@ -65,7 +65,7 @@ struct SearchConfig {
     f.required("steps", c.steps);
     f.required("stagger", c.stagger);
     f.group("arch_optimizer", [&](auto& o) {
-      o.required("name", c.arch_optimizer.name);
+      o.required("name", c.arch_optimizer.kind);
       o.required("lr", c.arch_lr);
       o.required("beta1", c.arch_optimizer.beta1);
       o.required("beta2", c.arch_optimizer.beta2);

@@ -47,7 +47,7 @@ struct TrainConfig {
         [](std::map<std::string, std::string> values) { return TaskOptions(std::move(values)); });
     f.required("model", c.model);
     f.group("optimizer", [&](auto& o) {
-      o.required("name", c.optimizer.name);
+      o.required("name", c.optimizer.kind);
       o.required("beta1", c.optimizer.beta1);
       o.required("beta2", c.optimizer.beta2);
       o.required("eps", c.optimizer.eps);

@@ -190,7 +190,7 @@ std::vector<double> train_steps(const StepConfig& sc, Device device) {
   model.init(0);
   model.to_device(device);
   OptimizerConfig oc;
-  oc.name = "adamw";
+  oc.kind = OptimizerKind::adamw;
   oc.weight_decay = 0.01;
   auto params = model.parameters();
   auto optimizer = make_optimizer(oc, params);

@@ -16,6 +16,7 @@
 using tapir::Adam;
 using tapir::DType;
 using tapir::HeapTensor;
+using tapir::OptimizerKind;
 using tapir::Parameter;
 using tapir::SGD;
 using tapir::Shape;
@@ -214,10 +215,10 @@ TEST_CASE("state_tensors round trip: a resumed optimizer repeats the same bits")
     set_grad(a, {0.3f * k - 0.5f, 1.0f / (k + 1), -0.25f * k});
     set_grad(b, {0.7f - 0.2f * k, 0.1f * k * k});
   };
-  for (const std::string name : {"sgd", "adam", "adamw"}) {
-    CAPTURE(name);
+  for (const OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam, OptimizerKind::adamw}) {
+    CAPTURE(tapir::name_of(kind));
     tapir::OptimizerConfig config;
-    config.name = name;
+    config.kind = kind;
     Parameter a, b;
     init(a, "a", {0.5f, -1.5f, 2.0f});
     init(b, "b", {1.0f, 3.0f}, /*decay=*/false);
@@ -281,16 +282,16 @@ TEST_CASE("state tensor names") {
   CHECK(sgd.state_tensors()[1].name == "sgd.velocity.head.b");
 }
 
-TEST_CASE("make_optimizer picks by name and refuses unknown names and bad settings") {
+TEST_CASE("make_optimizer picks by kind; names are read strictly; bad settings are refused") {
   Parameter p;
   init(p, "w", {1.0f});
   tapir::OptimizerConfig config;
-  config.name = "sgd";
+  config.kind = OptimizerKind::sgd;
   CHECK(dynamic_cast<SGD*>(tapir::make_optimizer(config, {&p}).get()) != nullptr);
-  config.name = "adam";
+  config.kind = OptimizerKind::adam;
   CHECK(dynamic_cast<Adam*>(tapir::make_optimizer(config, {&p}).get()) != nullptr);
-  config.name = "lion";
-  CHECK_THROWS_WITH_AS(tapir::make_optimizer(config, {&p}),
+  CHECK(tapir::parse_name<OptimizerKind>("adamw") == OptimizerKind::adamw);
+  CHECK_THROWS_WITH_AS(tapir::parse_name<OptimizerKind>("lion"),
                        "unknown optimizer 'lion' (known: sgd, adam, adamw)", tapir::Error);
   CHECK_THROWS_AS(SGD({&p}, 0.0, 0.0, /*nesterov=*/true), tapir::Error);
   CHECK_THROWS_AS(Adam({&p}, 1.0), tapir::Error);

@@ -33,9 +33,8 @@ void add_search_flags(CLI::App& cmd, SearchConfig& s) {
   cmd.add_flag("--stagger", s.stagger,
                "Model m starts at step m*N/M and restarts after N steps (N = --steps)")
       ->group(g);
-  cmd.add_option("--arch-optimizer", s.arch_optimizer.name, "Optimizer of the functions")
-      ->group(g)
-      ->capture_default_str();
+  add_name_option(cmd, "--arch-optimizer", s.arch_optimizer.kind, "Optimizer of the functions")
+      ->group(g);
   cmd.add_option("--arch-lr", s.arch_lr, "Learning rate of the functions")
       ->group(g)
       ->capture_default_str();

@@ -78,9 +78,7 @@ void add_spline_options(CLI::App& cmd, TrainOptions& o) {
 // Optimizer, learning-rate schedule and clipping (group "Optimizer").
 void add_optimizer_options(CLI::App& cmd, TrainConfig& c) {
   auto* opt = "Optimizer";
-  cmd.add_option("--optimizer", c.optimizer.name, names_of<OptimizerKind>())
-      ->group(opt)
-      ->capture_default_str();
+  add_name_option(cmd, "--optimizer", c.optimizer.kind, "Optimizer")->group(opt);
   cmd.add_option("--lr", c.schedule.base_lr, "Peak learning rate")
       ->group(opt)
       ->capture_default_str();
