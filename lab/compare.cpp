@@ -116,12 +116,16 @@ VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> run
   for (const Values& v : values) {
     SplitSummary s;
     s.split = v.split;
+    // Each interval its own RNG stream: threshold t, then accuracy, loss.
     for (size_t t = 0; t < thresholds.size(); ++t) {
       s.steps.push_back(spread(v.steps[t]));
       s.seconds.push_back(spread(v.seconds[t]));
+      s.steps_interval.push_back(median_interval(v.steps[t], t));
     }
     s.final_accuracy = spread(v.finals);
     s.best_loss = spread(v.losses);
+    s.final_accuracy_interval = median_interval(v.finals, thresholds.size());
+    s.best_loss_interval = median_interval(v.losses, thresholds.size() + 1);
     for (const auto& [key, accuracies] : v.groups) s.groups.push_back({key, spread(accuracies)});
     vr.splits.push_back(std::move(s));
   }

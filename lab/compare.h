@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/folder_lock.h"
+#include "lab/intervals.h"
 #include "lab/progress.h"
 #include "lab/stats.h"
 #include "optim/train_config.h"
@@ -58,6 +59,9 @@ struct SplitSummary {
   std::string split;
   std::vector<Spread> steps, seconds;  // per threshold of the variant
   Spread final_accuracy, best_loss;
+  // Medians with their 95% bootstrap intervals over seeds (lab/intervals.h).
+  std::vector<Interval> steps_interval;  // per threshold; never-runs censored
+  Interval final_accuracy_interval, best_loss_interval;
   std::vector<GroupSpread> groups;  // in logged order; empty for tasks without groups
 };
 
@@ -142,17 +146,26 @@ std::string compare_table_markdown(const std::vector<VariantResult>& results,
 std::string compare_json(const std::vector<VariantResult>& results,
                          const std::vector<double>& thresholds);
 
-// Whether a variant reaches the headline (first split, first threshold)
-// sooner than the variant named "baseline", decided on the medians of steps
-// to the threshold over seeds ("never" counting as +infinity): faster at
-// most 0.9 times the baseline's, slower at least 1.1 times (or never where
-// the baseline got there), otherwise no faster (within 10%, or neither got
-// there).
-enum class Verdict { faster, no_faster, slower };
-Verdict compare_verdict(double variant_median, double baseline_median);
-// One line per variant other than "baseline" (none without a baseline), e.g.
-// "verdict: arch:s/arch.safetensors is faster than baseline: median steps to
-// 0.90 on test 400 against 800 (never: 0 of 5 against 0 of 5)".
+// A variant against the variant named "baseline" at the headline (first
+// split, first threshold): the ratio of their median steps to the threshold
+// with its 95% bootstrap interval (lab/intervals.h; runs that never got
+// there counted at the budget, the last step any run took), paired by seed
+// when both ran the same seeds, and the verdict the interval supports.
+struct BaselineVerdict {
+  std::string variant;
+  double threshold = 0;
+  std::string split;
+  StepsRatio steps;
+  Spread variant_steps, baseline_steps;  // medians and never-counts
+};
+// One per variant other than "baseline"; none without a baseline.
+std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results);
+// One line per verdict, e.g.
+// "verdict: arch:s/arch.safetensors is faster than baseline: steps to 0.90 on
+// test at 0.43x baseline [0.31, 0.60] (median 300 against 700; paired by
+// seed, 5 seeds; never: 0 of 5 against 0 of 5)", or "... is inconclusive
+// against baseline at 5 seeds: ... about 24 seeds would decide it".
+std::string verdict_line(const BaselineVerdict& verdict);
 std::vector<std::string> compare_verdict_lines(const std::vector<VariantResult>& results);
 
 }  // namespace tapir

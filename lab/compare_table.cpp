@@ -41,11 +41,11 @@ std::string split_table(const std::vector<VariantResult>& results, const std::st
   std::string out = "| variant | seeds |", rule = "|---|---|";
   for (double t : thresholds) {
     const std::string text = threshold_text(t);
-    out += " steps to " + text + ": median [IQR] | seconds to " + text +
+    out += " steps to " + text + ": median [95% CI] | seconds to " + text +
            ": median | never reached " + text + " |";
     rule += "---|---|---|";
   }
-  out += " final " + split + " acc: median [min, max] | best " + split + " loss: median |\n";
+  out += " final " + split + " acc: median [95% CI] | best " + split + " loss: median [95% CI] |\n";
   out += rule + "---|---|\n";
   char buf[256];
   for (const VariantResult& r : results) {
@@ -54,8 +54,9 @@ std::string split_table(const std::vector<VariantResult>& results, const std::st
     out += "| " + r.variant.name + " | " + std::to_string(s->final_accuracy.count) + " |";
     for (size_t t = 0; t < thresholds.size(); ++t) {
       const Spread& steps = s->steps[t];
-      out += " " + format_steps(steps.median) + " [" + format_steps(steps.q1) + ", " +
-             format_steps(steps.q3) + "] |";
+      const Interval& ci = s->steps_interval[t];
+      out += " " + format_steps(steps.median) + " [" + format_steps(ci.lo) + ", " +
+             format_steps(ci.hi) + "] |";
       if (std::isinf(s->seconds[t].median))
         out += " never |";
       else {
@@ -64,8 +65,10 @@ std::string split_table(const std::vector<VariantResult>& results, const std::st
       }
       out += " " + std::to_string(steps.never) + " of " + std::to_string(steps.count) + " |";
     }
-    std::snprintf(buf, sizeof buf, " %.4f [%.4f, %.4f] | %.4f |\n", s->final_accuracy.median,
-                  s->final_accuracy.min, s->final_accuracy.max, s->best_loss.median);
+    const Interval& acc = s->final_accuracy_interval;
+    const Interval& loss = s->best_loss_interval;
+    std::snprintf(buf, sizeof buf, " %.4f [%.4f, %.4f] | %.4f [%.4f, %.4f] |\n",
+                  s->final_accuracy.median, acc.lo, acc.hi, s->best_loss.median, loss.lo, loss.hi);
     out += buf;
   }
   return out;
@@ -124,6 +127,11 @@ Json spread_json(const Spread& s) {
   return j;
 }
 
+// {"median": ..., "lo": ..., "hi": ...}, the point under the name `point`.
+Json interval_json(const Interval& i, const char* point = "median") {
+  return Json::object().set(point, number(i.point)).set("lo", number(i.lo)).set("hi", number(i.hi));
+}
+
 Json numbers(const std::vector<double>& values) {
   Json j = Json::array();
   for (double v : values) j.push_back(number(v));
@@ -134,13 +142,17 @@ Json split_summary_json(const SplitSummary& s, const std::vector<double>& thresh
   Json j = Json::object();
   Json per_threshold = Json::array();
   for (size_t t = 0; t < thresholds.size(); ++t)
-    per_threshold.push_back(Json::object()
-                                .set("threshold", thresholds[t])
-                                .set("steps_to_threshold", spread_json(s.steps[t]))
-                                .set("seconds_to_threshold", spread_json(s.seconds[t])));
+    per_threshold.push_back(
+        Json::object()
+            .set("threshold", thresholds[t])
+            .set("steps_to_threshold", spread_json(s.steps[t]))
+            .set("steps_to_threshold_interval", interval_json(s.steps_interval[t]))
+            .set("seconds_to_threshold", spread_json(s.seconds[t])));
   j.set("thresholds", per_threshold);
   j.set("final_accuracy", spread_json(s.final_accuracy));
+  j.set("final_accuracy_interval", interval_json(s.final_accuracy_interval));
   j.set("best_loss", spread_json(s.best_loss));
+  j.set("best_loss_interval", interval_json(s.best_loss_interval));
   if (!s.groups.empty()) {
     Json groups = Json::object();
     for (const GroupSpread& g : s.groups) groups.set(g.key, spread_json(g.accuracy));
@@ -163,6 +175,19 @@ Json split_run_json(const SplitRun& s) {
   return j;
 }
 
+Json baseline_verdict_json(const BaselineVerdict& v) {
+  return Json::object()
+      .set("variant", v.variant)
+      .set("split", v.split)
+      .set("threshold", v.threshold)
+      .set("verdict", ratio_verdict_word(v.steps.verdict))
+      .set("steps_ratio", interval_json(v.steps.ratio, "ratio"))
+      .set("paired", v.steps.paired)
+      .set("seeds", v.steps.n)
+      .set("searches", v.steps.groups)
+      .set("seeds_to_decide", v.steps.seeds_to_decide);
+}
+
 }  // namespace
 
 std::string compare_table_markdown(const std::vector<VariantResult>& results,
@@ -178,42 +203,90 @@ std::string compare_table_markdown(const std::vector<VariantResult>& results,
     out += split_table(results, splits[k], thresholds);
     out += groups_table(results, splits[k]);
   }
-  const std::vector<std::string> verdicts = compare_verdict_lines(results);
+  const std::vector<BaselineVerdict> verdicts = compare_against_baseline(results);
   if (!verdicts.empty()) out += "\n";
-  for (const std::string& line : verdicts) out += line + "\n";
+  for (const BaselineVerdict& v : verdicts) out += verdict_line(v) + "\n";
   return out;
 }
 
-Verdict compare_verdict(double variant_median, double baseline_median) {
-  if (variant_median == kNever && baseline_median == kNever) return Verdict::no_faster;
-  if (variant_median <= 0.9 * baseline_median) return Verdict::faster;
-  if (variant_median >= 1.1 * baseline_median) return Verdict::slower;
-  return Verdict::no_faster;
+namespace {
+
+// Each run's steps to the headline threshold, and the step budget: the
+// last step any run of any variant took.
+std::vector<double> headline_steps(const VariantResult& r, double& budget) {
+  std::vector<double> steps;
+  for (const SeedRun& run : r.runs) {
+    steps.push_back(run.first().steps_to.front());
+    if (!run.first().accuracy.empty())
+      budget = std::max(budget, static_cast<double>(run.first().accuracy.back().step));
+  }
+  return steps;
 }
 
-std::vector<std::string> compare_verdict_lines(const std::vector<VariantResult>& results) {
+std::vector<uint64_t> seeds_of(const VariantResult& r) {
+  std::vector<uint64_t> seeds;
+  for (const SeedRun& run : r.runs) seeds.push_back(run.seed);
+  return seeds;
+}
+
+}  // namespace
+
+std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results) {
   const auto base = std::find_if(results.begin(), results.end(), [](const VariantResult& r) {
     return r.variant.name == "baseline";
   });
-  std::vector<std::string> lines;
-  if (base == results.end()) return lines;
-  const Spread& b = base->first().steps.front();
-  for (const VariantResult& r : results) {
+  std::vector<BaselineVerdict> out;
+  if (base == results.end()) return out;
+  double budget = 1;
+  std::vector<std::vector<double>> steps;
+  for (const VariantResult& r : results) steps.push_back(headline_steps(r, budget));
+  const std::vector<double>& b = steps[static_cast<size_t>(base - results.begin())];
+  for (size_t k = 0; k < results.size(); ++k) {
+    const VariantResult& r = results[k];
     if (&r == &*base) continue;
-    const Spread& v = r.first().steps.front();
-    static constexpr const char* kWords[] = {"faster than", "no faster than", "slower than"};
-    char buf[512];
-    std::snprintf(buf, sizeof buf,
-                  "verdict: %s is %s baseline: median steps to %s on %s %s against %s (never: "
-                  "%d of %d against %d of %d)",
-                  r.variant.name.c_str(),
-                  kWords[static_cast<int>(compare_verdict(v.median, b.median))],
-                  threshold_text(r.thresholds.front()).c_str(), r.first().split.c_str(),
-                  format_steps(v.median).c_str(), format_steps(b.median).c_str(), v.never, v.count,
-                  b.never, b.count);
-    lines.push_back(buf);
+    BaselineVerdict v;
+    v.variant = r.variant.name;
+    v.threshold = r.thresholds.front();
+    v.split = r.first().split;
+    // Paired when both ran the same seeds: seed i saw the same data order.
+    const bool paired = seeds_of(r) == seeds_of(*base);
+    v.steps = steps_ratio({steps[k]}, {b}, budget, paired, k);
+    v.variant_steps = r.first().steps.front();
+    v.baseline_steps = base->first().steps.front();
+    out.push_back(v);
   }
-  return lines;
+  return out;
+}
+
+std::string verdict_line(const BaselineVerdict& v) {
+  const StepsRatio& s = v.steps;
+  std::string seeds = std::to_string(s.n) + (s.n == 1 ? " seed" : " seeds");
+  if (s.groups > 1) seeds = std::to_string(s.groups) + " searches x " + seeds;
+  if (!s.paired)
+    seeds = std::to_string(v.variant_steps.count) + " seeds against " +
+            std::to_string(v.baseline_steps.count);
+  std::string line = "verdict: " + v.variant + " is ";
+  if (s.verdict == RatioVerdict::inconclusive)
+    line += "inconclusive against baseline at " +
+            (s.paired ? seeds : std::to_string(v.variant_steps.count) + " seeds");
+  else
+    line += std::string(ratio_verdict_word(s.verdict)) + " than baseline";
+  line += ": steps to " + threshold_text(v.threshold) + " on " + v.split + " at " +
+          format_ratio(s.ratio) + " baseline (median " + format_steps(v.variant_steps.median) +
+          " against " + format_steps(v.baseline_steps.median) + "; " +
+          (s.paired ? "paired by seed, " : "unpaired, ") + seeds +
+          "; never: " + std::to_string(v.variant_steps.never) + " of " +
+          std::to_string(v.variant_steps.count) + " against " +
+          std::to_string(v.baseline_steps.never) + " of " + std::to_string(v.baseline_steps.count) +
+          ")";
+  if (s.verdict != RatioVerdict::inconclusive) return line;
+  if (std::isinf(v.variant_steps.median) && std::isinf(v.baseline_steps.median))
+    line += "; neither median reached the threshold: run longer or lower it";
+  else if (s.seeds_to_decide > 0)
+    line += "; about " + std::to_string(s.seeds_to_decide) + " seeds would decide it";
+  else
+    line += "; the medians are equal: more seeds would not decide it";
+  return line;
 }
 
 std::string compare_json(const std::vector<VariantResult>& results,
@@ -241,9 +314,12 @@ std::string compare_json(const std::vector<VariantResult>& results,
     // has always written them.
     const SplitSummary& first = r.first();
     v.set("steps_to_threshold", spread_json(first.steps.front()));
+    v.set("steps_to_threshold_interval", interval_json(first.steps_interval.front()));
     v.set("seconds_to_threshold", spread_json(first.seconds.front()));
     v.set("final_accuracy", spread_json(first.final_accuracy));
+    v.set("final_accuracy_interval", interval_json(first.final_accuracy_interval));
     v.set("best_loss", spread_json(first.best_loss));
+    v.set("best_loss_interval", interval_json(first.best_loss_interval));
     Json splits = Json::object();
     for (const SplitSummary& s : r.splits) splits.set(s.split, split_summary_json(s, thresholds));
     v.set("splits", splits);
@@ -264,9 +340,15 @@ std::string compare_json(const std::vector<VariantResult>& results,
     variants.push_back(v);
   }
   root.set("variants", variants);
-  Json verdicts = Json::array();
-  for (const std::string& line : compare_verdict_lines(results)) verdicts.push_back(line);
-  if (verdicts.size() > 0) root.set("verdicts", verdicts);
+  Json verdicts = Json::array(), against = Json::array();
+  for (const BaselineVerdict& v : compare_against_baseline(results)) {
+    verdicts.push_back(verdict_line(v));
+    against.push_back(baseline_verdict_json(v));
+  }
+  if (verdicts.size() > 0) {
+    root.set("verdicts", verdicts);
+    root.set("against_baseline", against);
+  }
   return to_json(root, 2) + "\n";
 }
 

@@ -66,8 +66,10 @@ int seeds_to_decide(const Interval& ratio, int n) {
   const double far = ratio.point < 1 ? std::log(ratio.hi) : std::log(ratio.lo);
   const double width = std::abs(far - centre);
   const double factor = width / std::abs(centre);
+  // At least one more seed: an interval that ends exactly at 1 (ties in
+  // the steps, which come on the evaluation grid) is not decided either.
   const double needed = std::ceil(static_cast<double>(n) * factor * factor);
-  return static_cast<int>(std::min(needed, 1e6));
+  return static_cast<int>(std::min(std::max(needed, n + 1.0), 1e6));
 }
 
 }  // namespace

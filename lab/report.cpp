@@ -139,6 +139,55 @@ std::string run_section(const std::string& dir) {
   return body;
 }
 
+// Each variant's steps-to-threshold ratio to the baseline as a point on
+// its 95% interval, beside a dashed line at 1 (compare.json's
+// against_baseline; lab/intervals.h).
+std::string ratio_figure(const Json& against) {
+  if (against.size() == 0) return "";
+  SvgPanel panel;
+  const Json& first = against.as_array().front();
+  char title[160];
+  std::snprintf(title, sizeof title,
+                "steps to %g on %s against baseline (point: ratio of medians; bar: 95%% interval)",
+                first.at("threshold").as_double(), first.at("split").as_string().c_str());
+  panel.title = title;
+  panel.x_label = "variant steps / baseline steps (below 1: faster)";
+  panel.y_label = "variant";
+  double row = 0, x_lo = 1, x_hi = 1;
+  for (const Json& v : against.as_array()) {
+    row += 1;
+    const Json& r = v.at("steps_ratio");
+    const double lo = r.at("lo").as_double(), hi = r.at("hi").as_double();
+    x_lo = std::min(x_lo, lo);
+    x_hi = std::max(x_hi, hi);
+    const double point = r.at("ratio").as_double();
+    SvgSeries bar, tick;
+    bar.label = v.at("variant").as_string() + ": " + v.at("verdict").as_string();
+    bar.color = tick.color = svg_palette(static_cast<size_t>(row));
+    bar.x = {lo, hi};
+    bar.y = {row, row};
+    tick.x = {point, point};
+    tick.y = {row - 0.25, row + 0.25};
+    panel.series.push_back(std::move(bar));
+    panel.series.push_back(std::move(tick));
+  }
+  SvgSeries one;
+  one.label = "baseline (1x)";
+  one.color = svg_palette(0);
+  one.dashed = true;
+  one.x = {1, 1};
+  one.y = {0.5, row + 0.5};
+  panel.series.push_back(std::move(one));
+  // Not drawn: a margin around the bars and room above them for the legend.
+  SvgSeries margin;
+  margin.color = "none";
+  margin.x = {x_lo - 0.1 * (x_hi - x_lo) - 0.05, x_hi + 0.1 * (x_hi - x_lo) + 0.05};
+  margin.y = {0.3, row + 0.5 + 0.45 * (row + 1)};
+  panel.series.push_back(std::move(margin));
+  return "<h2>Against the baseline</h2>\n" +
+         svg_figure("", {panel}, SvgLayout{1, 640, 120 + 50 * row});
+}
+
 std::string compare_section(const std::string& dir) {
   std::string body = "<h2>Comparison</h2>\n" +
                      markdown_table_html(read_file((fs::path(dir) / "compare.md").string()));
@@ -150,6 +199,7 @@ std::string compare_section(const std::string& dir) {
   };
   std::string split = "test";
   std::vector<ComparedVariant> variants;
+  std::string ratios;
   read_json_file((fs::path(dir) / "compare.json").string(), [&](const Json& j) {
     const Json* splits = j.find("splits");
     if (splits != nullptr && splits->size() > 0) split = splits->as_array().front().as_string();
@@ -158,7 +208,9 @@ std::string compare_section(const std::string& dir) {
       for (const Json& run : v.at("runs").as_array())
         variants.back().run_dirs.push_back(run.at("dir").as_string());
     }
+    if (const Json* against = j.find("against_baseline")) ratios = ratio_figure(*against);
   });
+  body += ratios;
   SvgPanel acc, loss;
   acc.title = split + " accuracy (median, band: min to max over seeds)";
   loss.title = split + " loss (median, band: min to max over seeds)";

@@ -221,20 +221,22 @@ TEST_CASE("compare.md has a table per split with columns per threshold, and grou
   const std::string md = compare_table_markdown(summarised(tmp, {0.5, 0.9}), {0.5, 0.9});
   const std::string test_table =
       "Split test (the first evaluation split):\n\n"
-      "| variant | seeds | steps to 0.50: median [IQR] | seconds to 0.50: median | never reached "
-      "0.50 | steps to 0.90: median [IQR] | seconds to 0.90: median | never reached 0.90 | final "
-      "test acc: median [min, max] | best test loss: median |\n"
+      "| variant | seeds | steps to 0.50: median [95% CI] | seconds to 0.50: median | never "
+      "reached 0.50 | steps to 0.90: median [95% CI] | seconds to 0.90: median | never reached "
+      "0.90 | final test acc: median [95% CI] | best test loss: median [95% CI] |\n"
       "|---|---|---|---|---|---|---|---|---|---|\n"
-      "| A | 3 | 200 [150, 200] | 2.0 | 0 of 3 | 300 [250, never] | 4.0 | 1 of 3 | 0.9500 "
-      "[0.8500, 0.9900] | 0.0500 |\n"
+      "| A | 3 | 200 [100, 200] | 2.0 | 0 of 3 | 300 [200, never] | 4.0 | 1 of 3 | 0.9500 "
+      "[0.8500, 0.9900] | 0.0500 [0.0100, 0.1500] |\n"
       "| B | 1 | 100 [100, 100] | 1.0 | 0 of 1 | 100 [100, 100] | 1.0 | 0 of 1 | 1.0000 "
-      "[1.0000, 1.0000] | 0.0000 |\n";
+      "[1.0000, 1.0000] | 0.0000 [0.0000, 0.0000] |\n";
   CHECK(md.rfind(test_table, 0) == 0);
   CHECK(md.find("\nSplit test_long:\n\n") != std::string::npos);
-  CHECK(md.find("| A | 3 | 300 [300, never] | 5.0 | 1 of 3 | never [never, never] | never | 2 of 3 "
-                "| 0.5500 [0.4000, 0.9200] | 1.5000 |\n") != std::string::npos);
+  // Three seeds: a bootstrap interval of the median spans the smallest to
+  // the largest value (each is the median of a quarter of the resamples).
+  CHECK(md.find("| A | 3 | 300 [300, never] | 5.0 | 1 of 3 | never [300, never] | never | 2 of 3 "
+                "| 0.5500 [0.4000, 0.9200] | 1.5000 [0.3000, 1.8000] |\n") != std::string::npos);
   CHECK(md.find("| B | 1 | 200 [200, 200] | 2.0 | 0 of 1 | never [never, never] | never | 1 of 1 "
-                "| 0.6000 [0.6000, 0.6000] | 0.9000 |\n") != std::string::npos);
+                "| 0.6000 [0.6000, 0.6000] | 0.9000 [0.9000, 0.9000] |\n") != std::string::npos);
   CHECK(md.find("\nSplit test_long, final accuracy by length (median over seeds):\n\n"
                 "| length | A | B |\n|---|---|---|\n"
                 "| 3 | 0.7500 | 0.7500 |\n| 4 | 0.5000 | 0.5000 |\n| 10 | 0.2500 | - |\n") !=
@@ -298,31 +300,35 @@ TEST_CASE("one threshold gives the first split's numbers of the several-threshol
       CHECK(one[v].splits[k].seconds[0].q1 == two[v].splits[k].seconds[1].q1);
     }
   CHECK(parse_json(compare_json(one, {0.9})).at("thresholds") == parse_json("[0.9]"));
-  CHECK(compare_table_markdown(one, {0.9}).find("| A | 3 | 300 [250, never] | 4.0 | 1 of 3 |") !=
+  CHECK(compare_table_markdown(one, {0.9}).find("| A | 3 | 300 [200, never] | 4.0 | 1 of 3 |") !=
         std::string::npos);
 }
 
-TEST_CASE("the verdict against the baseline: faster, no faster or slower on the median steps") {
-  CHECK(compare_verdict(400, 800) == Verdict::faster);
-  CHECK(compare_verdict(700, 800) == Verdict::faster);
-  CHECK(compare_verdict(760, 800) == Verdict::no_faster);
-  CHECK(compare_verdict(1000, 800) == Verdict::slower);
-  CHECK(compare_verdict(kNever, 800) == Verdict::slower);
-  CHECK(compare_verdict(800, kNever) == Verdict::faster);
-  CHECK(compare_verdict(kNever, kNever) == Verdict::no_faster);
+TEST_CASE("the verdict against the baseline is read from the interval of the steps ratio") {
   TempDir tmp;
   std::vector<VariantResult> results = summarised(tmp, {0.9});
-  CHECK(compare_verdict_lines(results).empty());  // no variant is the baseline
+  CHECK(compare_against_baseline(results).empty());  // no variant is the baseline
   CHECK(parse_json(compare_json(results, {0.9})).find("verdicts") == nullptr);
   results[1].variant.name = "baseline";  // B reaches 0.9 at step 100; A's median is 300
-  const std::vector<std::string> lines = compare_verdict_lines(results);
-  REQUIRE(lines.size() == 1);
-  CHECK(lines[0] ==
-        "verdict: A is slower than baseline: median steps to 0.90 on test 300 against 100 "
-        "(never: 1 of 3 against 0 of 1)");
-  CHECK(compare_table_markdown(results, {0.9}).find(lines[0]) != std::string::npos);
-  CHECK(parse_json(compare_json(results, {0.9})).at("verdicts").as_array()[0].as_string() ==
-        lines[0]);
+  const std::vector<BaselineVerdict> verdicts = compare_against_baseline(results);
+  REQUIRE(verdicts.size() == 1);
+  // A: 300, never, 200 over seeds 0-2 (never counted at the budget, 300);
+  // the baseline: 100 on seed 0 only, so the seeds differ: unpaired.
+  const BaselineVerdict& v = verdicts[0];
+  CHECK_FALSE(v.steps.paired);
+  CHECK(v.steps.ratio.point == 3);
+  CHECK(v.steps.verdict == RatioVerdict::slower);
+  const std::string line = verdict_line(v);
+  CHECK(line ==
+        "verdict: A is slower than baseline: steps to 0.90 on test at 3.00x [2.00, 3.00] baseline "
+        "(median 300 against 100; unpaired, 3 seeds against 1; never: 1 of 3 against 0 of 1)");
+  CHECK(compare_table_markdown(results, {0.9}).find(line) != std::string::npos);
+  const Json json = parse_json(compare_json(results, {0.9}));
+  CHECK(json.at("verdicts").as_array()[0].as_string() == line);
+  const Json& against = json.at("against_baseline").as_array()[0];
+  CHECK(against.at("verdict").as_string() == "slower");
+  CHECK(against.at("steps_ratio").at("ratio").as_double() == 3);
+  CHECK(against.at("paired").as_bool() == false);
 }
 
 TEST_CASE("thresholds are a comma list of accuracies in (0, 1], none twice") {
