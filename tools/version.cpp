@@ -1,10 +1,12 @@
 // `tapir --version` (tools/version.h). The release, commit, build type and
 // CPU target come from the header the build writes (cmake/build_info.cmake);
-// CUDA and MPI from the compile definitions of the engine. Only the `tapir`
+// CUDA and MPI from the compile definitions of the engine; the BLAS kernels
+// from OpenBLAS as tapir pinned them (engine/blas_kernels.h). Only the `tapir`
 // program compiles this file, so a new commit recompiles it and relinks the
 // program, nothing else.
 #include "tools/version.h"
 
+#include "engine/blas_kernels.h"
 #include "tools/build_info.h"
 
 namespace tapir {
@@ -25,7 +27,8 @@ std::string version_text() {
   text += "build type: " TAPIR_BUILD_TYPE "\n";
   text += "CPU target: " TAPIR_BUILD_CPU_TARGET "\n";
   text += std::string("CUDA: ") + cuda + "\n";
-  text += std::string("MPI: ") + mpi;
+  text += std::string("MPI: ") + mpi + "\n";
+  text += "BLAS kernels: " + blas_kernels_description();
   return text;
 }
 
