@@ -15,6 +15,7 @@
 #include "nn/architecture.h"
 #include "optim/trainer.h"
 #include "tests/test_support.h"
+#include "tests/tiny_config.h"
 #include "tools/commands.h"
 
 using namespace tapir;
@@ -49,15 +50,9 @@ void scribble(Transformer& m) {
 }
 
 TrainConfig tiny_run(const std::string& arch_file, bool trainable) {
-  TrainConfig c;
-  c.task = "modadd";
-  c.task_options.set("p", "23");
+  TrainConfig c = test_support::tiny_modadd(
+      {.p = "23", .layers = 2, .heads = 4, .batch = 32, .steps = 3, .eval_every = 100});
   c.task_options.set("arch-frac", "0");
-  c.model.width = 16;
-  c.model.heads = 4;
-  c.model.layers = 2;
-  c.batch = 32;
-  c.steps = 3;
   c.arch_file = arch_file;
   c.arch_trainable = trainable;
   return c;

@@ -19,6 +19,7 @@
 #include "nn/polynomial.h"
 #include "nn/spline.h"
 #include "optim/trainer.h"
+#include "tests/tiny_config.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -208,16 +209,9 @@ TEST_CASE(
   fs::remove_all(dir);
   fs::create_directories(dir);
   // An architecture with one GeLU-shaped MLP spline per block.
-  TrainConfig c;
-  c.task = "modadd";
-  c.task_options.set("p", "11");
-  c.model.width = 16;
-  c.model.heads = 2;
-  c.model.layers = 2;
+  TrainConfig c = test_support::tiny_modadd({.layers = 2, .steps = 3, .eval_every = 100});
   c.model.mlp_act = MlpAct::spline;
   c.model.mlp_spline.grid = SplineGrid(41, -8, 8, true);
-  c.batch = 16;
-  c.steps = 3;
   c.eval_every = 3;
   {
     const ModelRun r = build_run(c);

@@ -20,6 +20,7 @@
 #include "nn/checkpoint.h"
 #include "optim/trainer.h"
 #include "tests/resume_files.h"
+#include "tests/tiny_config.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -34,16 +35,7 @@ std::string temp_dir(const std::string& name) {
 }
 
 TrainConfig tiny() {
-  TrainConfig c;
-  c.task = "modadd";
-  c.task_options.set("p", "11");
-  c.model.width = 16;
-  c.model.layers = 1;
-  c.model.heads = 2;
-  c.batch = 16;
-  c.steps = 20;
-  c.eval_every = 10;
-  return c;
+  return test_support::tiny_modadd();
 }
 
 // A finished tiny run in `dir`.

@@ -15,6 +15,7 @@
 #include "optim/batch.h"
 #include "optim/search.h"
 #include "optim/task_loss.h"
+#include "tests/tiny_config.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -24,16 +25,10 @@ namespace {
 SearchConfig small_search() {
   SearchConfig s;
   TrainConfig& c = s.base;
-  c.task = "modadd";
-  c.task_options.set("p", "11");
-  c.model.width = 32;
-  c.model.layers = 2;
-  c.model.heads = 2;
+  c = test_support::tiny_modadd(
+      {.width = 32, .layers = 2, .batch = 32, .steps = 6, .eval_every = 3});
   c.model.mlp_act = MlpAct::spline;
   c.model.mlp_spline.grid = SplineGrid(21, -4, 4, true);
-  c.batch = 32;
-  c.steps = 6;
-  c.eval_every = 3;
   c.schedule.base_lr = 3e-3;
   s.models = 2;
   return s;

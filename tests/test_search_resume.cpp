@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "optim/search.h"
 #include "tests/resume_files.h"
+#include "tests/tiny_config.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -31,16 +32,9 @@ std::string temp_dir(const std::string& name) {
 SearchConfig staggered() {
   SearchConfig s;
   TrainConfig& c = s.base;
-  c.task = "modadd";
-  c.task_options.set("p", "11");
-  c.model.width = 16;
-  c.model.layers = 1;
-  c.model.heads = 2;
+  c = test_support::tiny_modadd({.steps = 8, .eval_every = 4});  // steps: a model's lifetime
   c.model.mlp_act = MlpAct::spline;
   c.model.mlp_spline.grid = SplineGrid(11, -4, 4, true);
-  c.batch = 16;
-  c.steps = 8;  // a model's lifetime
-  c.eval_every = 4;
   c.schedule.base_lr = 3e-3;
   s.models = 3;
   s.steps = 20;

@@ -17,20 +17,13 @@
 #include "optim/run_folder.h"
 #include "optim/trainer.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "tests/tiny_config.h"
 
 namespace {
 
 void make_run(const std::string& dir) {
-  tapir::TrainConfig c;
-  c.task = "modadd";
-  c.task_options.set("p", "11");
-  c.model.width = 8;
-  c.model.layers = 1;
-  c.model.heads = 2;
+  tapir::TrainConfig c = test_support::tiny_modadd({.width = 8, .steps = 4, .eval_every = 2});
   c.model.mlp_ratio = 1;
-  c.batch = 16;
-  c.steps = 4;
-  c.eval_every = 2;
   tapir::Trainer t(c, dir);
   t.start_fresh(/*force=*/true);
   t.train_step();

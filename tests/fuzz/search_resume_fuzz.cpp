@@ -15,23 +15,17 @@
 #include "base/error.h"
 #include "optim/search.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "tests/tiny_config.h"
 
 namespace {
 
 void make_search(const std::string& dir) {
   tapir::SearchConfig s;
   tapir::TrainConfig& c = s.base;
-  c.task = "modadd";
-  c.task_options.set("p", "11");
-  c.model.width = 8;
-  c.model.layers = 1;
-  c.model.heads = 2;
+  c = test_support::tiny_modadd({.width = 8, .steps = 4, .eval_every = 2});
   c.model.mlp_ratio = 1;
   c.model.mlp_act = tapir::MlpAct::spline;
   c.model.mlp_spline.grid = tapir::SplineGrid(5, -20, 20, true);
-  c.batch = 16;
-  c.steps = 4;
-  c.eval_every = 2;
   s.models = 1;
   s.steps = 8;
   s.stagger = true;
