@@ -41,9 +41,8 @@ std::string split_table(const std::vector<VariantResult>& results, const std::st
   std::string out = "| variant | seeds |", rule = "|---|---|";
   for (double t : thresholds) {
     const std::string text = threshold_text(t);
-    out += " steps to " + text + ": median [95% CI] | seconds to " + text +
-           ": median | never reached " + text + " |";
-    rule += "---|---|---|";
+    out += " steps to " + text + ": median [95% CI] | never reached " + text + " |";
+    rule += "---|---|";
   }
   out += " final " + split + " acc: median [95% CI] | best " + split + " loss: median [95% CI] |\n";
   out += rule + "---|---|\n";
@@ -57,12 +56,6 @@ std::string split_table(const std::vector<VariantResult>& results, const std::st
       const Interval& ci = s->steps_interval[t];
       out += " " + format_steps(steps.median) + " [" + format_steps(ci.lo) + ", " +
              format_steps(ci.hi) + "] |";
-      if (std::isinf(s->seconds[t].median))
-        out += " never |";
-      else {
-        std::snprintf(buf, sizeof buf, " %.1f |", s->seconds[t].median);
-        out += buf;
-      }
       out += " " + std::to_string(steps.never) + " of " + std::to_string(steps.count) + " |";
     }
     const Interval& acc = s->final_accuracy_interval;
