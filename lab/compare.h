@@ -71,6 +71,10 @@ struct VariantResult {
   std::string group_by;
   std::vector<SeedRun> runs;
   std::vector<SplitSummary> splits;  // in the task's order
+  // A pooled variant (pool_variants): the variants it pools, and for each
+  // run the index of the one it came from; empty otherwise.
+  std::vector<std::string> pooled;
+  std::vector<int> part_of_run;
   // The first split ("test"): what a comparison is decided on, at thresholds[0].
   const SplitSummary& first() const { return splits.front(); }
 };
@@ -136,6 +140,19 @@ SeedRun read_run(const std::string& dir, const std::vector<double>& thresholds);
 // in the order the runs logged them), threshold by threshold, group by group.
 VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> runs,
                                 const std::vector<double>& thresholds);
+
+// The runs of several variants as one, named `name`: e.g. the functions of
+// K independent searches (arch:search-0/..., arch:search-1/...) as one
+// method. Its medians are over all runs, and its intervals (and its verdict
+// against the baseline) resample the parts first, then the seeds within
+// each drawn part (lab/intervals.h), so that they hold the variation
+// between searches too.
+VariantResult pool_variants(const std::string& name,
+                            const std::vector<const VariantResult*>& parts);
+// The variants arch:FILE of `arch_files` (e.g. `tapir compare --arch-file`
+// given once per search) pooled as "arch: K searches".
+VariantResult pool_arch_files(const std::vector<VariantResult>& results,
+                              const std::vector<std::string>& arch_files);
 
 // compare.md (also printed): per split a table of the variants, one group
 // of columns per threshold, and for grouped tasks a table of the final

@@ -222,6 +222,23 @@ std::vector<uint64_t> seeds_of(const VariantResult& r) {
   return seeds;
 }
 
+// The runs' values split by the part (search) they came from: one group for
+// a variant that pools nothing. `seeds` gets the seeds of each group.
+std::vector<std::vector<double>> parts(const VariantResult& r, const std::vector<double>& values,
+                                       std::vector<std::vector<uint64_t>>& seeds) {
+  if (r.pooled.empty()) {
+    seeds = {seeds_of(r)};
+    return {values};
+  }
+  std::vector<std::vector<double>> groups(r.pooled.size());
+  seeds.assign(r.pooled.size(), {});
+  for (size_t k = 0; k < r.runs.size(); ++k) {
+    groups[static_cast<size_t>(r.part_of_run[k])].push_back(values[k]);
+    seeds[static_cast<size_t>(r.part_of_run[k])].push_back(r.runs[k].seed);
+  }
+  return groups;
+}
+
 }  // namespace
 
 std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results) {
@@ -241,9 +258,13 @@ std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantR
     v.variant = r.variant.name;
     v.threshold = r.thresholds.front();
     v.split = r.first().split;
-    // Paired when both ran the same seeds: seed i saw the same data order.
-    const bool paired = seeds_of(r) == seeds_of(*base);
-    v.steps = steps_ratio({steps[k]}, {b}, budget, paired, k);
+    // Paired when every part ran the baseline's seeds: seed i saw the same
+    // data order.
+    std::vector<std::vector<uint64_t>> seeds;
+    const std::vector<std::vector<double>> groups = parts(r, steps[k], seeds);
+    const bool paired = std::all_of(seeds.begin(), seeds.end(),
+                                    [&](const auto& g) { return g == seeds_of(*base); });
+    v.steps = steps_ratio(groups, {b}, budget, paired, k);
     v.variant_steps = r.first().steps.front();
     v.baseline_steps = base->first().steps.front();
     out.push_back(v);
@@ -303,6 +324,11 @@ std::string compare_json(const std::vector<VariantResult>& results,
   for (const VariantResult& r : results) {
     Json v = Json::object();
     v.set("variant", r.variant.name);
+    if (!r.pooled.empty()) {
+      Json pooled = Json::array();
+      for (const std::string& name : r.pooled) pooled.push_back(name);
+      v.set("pooled", pooled);
+    }
     // The first split at the first threshold, as a one-threshold comparison
     // has always written them.
     const SplitSummary& first = r.first();

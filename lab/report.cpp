@@ -196,6 +196,7 @@ std::string compare_section(const std::string& dir) {
   struct ComparedVariant {
     std::string name;
     std::vector<std::string> run_dirs;
+    bool pooled = false;  // the runs of other variants: their functions are drawn with them
   };
   std::string split = "test";
   std::vector<ComparedVariant> variants;
@@ -204,7 +205,7 @@ std::string compare_section(const std::string& dir) {
     const Json* splits = j.find("splits");
     if (splits != nullptr && splits->size() > 0) split = splits->as_array().front().as_string();
     for (const Json& v : j.at("variants").as_array()) {
-      variants.push_back({v.at("variant").as_string(), {}});
+      variants.push_back({v.at("variant").as_string(), {}, v.find("pooled") != nullptr});
       for (const Json& run : v.at("runs").as_array())
         variants.back().run_dirs.push_back(run.at("dir").as_string());
     }
@@ -244,7 +245,7 @@ std::string compare_section(const std::string& dir) {
   // The functions each architecture variant trained with (frozen in Stage II),
   // drawn next to GeLU or the identity.
   for (const ComparedVariant& v : variants) {
-    if (v.run_dirs.empty()) continue;
+    if (v.run_dirs.empty() || v.pooled) continue;
     const fs::path config = fs::path(v.run_dirs.front()) / "config.json";
     if (!fs::exists(config)) continue;
     const std::string arch = read_json_file(config.string(), TrainConfig::from_json).arch_file;

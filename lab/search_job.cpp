@@ -41,6 +41,21 @@ void start_search_job(const SearchConfig& config, const std::string& out, bool f
   finish_search(search, progress, out, quiet);
 }
 
+void start_repeated_search_jobs(const SearchConfig& config, const std::string& out, int repeat,
+                                bool force, const std::string& note, bool quiet) {
+  TAPIR_CHECK(repeat >= 1, "--repeat must be at least 1, got ", repeat);
+  if (repeat == 1) return start_search_job(config, out, force, note, quiet);
+  for (int k = 0; k < repeat; ++k) {
+    SearchConfig one = config;
+    one.base.seed = config.base.seed + static_cast<uint64_t>(k) * kSearchSeedStride;
+    const std::string dir = (std::filesystem::path(out) / ("search-" + std::to_string(k))).string();
+    if (!quiet && dist::is_root())
+      std::printf("== search %d of %d: %s (seeds from %llu)\n", k + 1, repeat, dir.c_str(),
+                  static_cast<unsigned long long>(one.base.seed));
+    start_search_job(one, dir, force, k == 0 ? note : "", quiet);
+  }
+}
+
 void resume_search_job(const std::string& dir, int64_t steps, std::optional<Device> device,
                        std::optional<int> threads, bool quiet) {
   quiet = quiet || !dist::is_root();

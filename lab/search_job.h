@@ -19,6 +19,15 @@ namespace tapir {
 // is printed first.
 void start_search_job(const SearchConfig& config, const std::string& out, bool force,
                       const std::string& note, bool quiet);
+// Model seeds of search k of a repeated search start at seed + k times this,
+// so that no two searches share a model.
+constexpr uint64_t kSearchSeedStride = 1000000;
+// `repeat` independent searches: search k in out/search-k, as
+// start_search_job makes it, with its models' seeds from config.base.seed +
+// k * kSearchSeedStride. Their arch files are what `tapir compare
+// --arch-file` takes once each, to read a verdict over searches and seeds.
+void start_repeated_search_jobs(const SearchConfig& config, const std::string& out, int repeat,
+                                bool force, const std::string& note, bool quiet);
 // The search in `dir` continued from its last evaluation (Search::resume:
 // `steps` > 0 extends it; `device` and `threads` replace the saved ones).
 void resume_search_job(const std::string& dir, int64_t steps, std::optional<Device> device,

@@ -359,3 +359,37 @@ TEST_CASE("tapir compare refuses a bad threshold list before it trains") {
                        Error);
   CHECK_FALSE(fs::exists(out));
 }
+
+TEST_CASE("pooled variants: every run once, intervals and verdicts over parts, then seeds") {
+  TempDir tmp;
+  std::vector<VariantResult> results = summarised(tmp, {0.9});
+  VariantResult second = results[0];  // the same three runs, as a second search's
+  second.variant.name = "arch:s1";
+  results[0].variant.name = "arch:s0";
+  results.push_back(second);
+  const VariantResult pooled = pool_arch_files(results, {"s0", "s1"});
+  CHECK(pooled.variant.name == "arch: 2 searches");
+  CHECK(pooled.runs.size() == 6);
+  CHECK(pooled.pooled == std::vector<std::string>{"arch:s0", "arch:s1"});
+  CHECK(pooled.part_of_run == std::vector<int>{0, 0, 0, 1, 1, 1});
+  // A's test steps to 0.9 are 300, never, 200 in each part.
+  CHECK(pooled.first().steps.front().median == 300);
+  CHECK(pooled.first().steps_interval.front().lo == 200);
+  CHECK(std::isinf(pooled.first().steps_interval.front().hi));
+  CHECK_THROWS_WITH_AS(pool_arch_files(results, {"s0", "s9"}), "no variant arch:s9 to pool", Error);
+  CHECK_THROWS_AS(pool_variants("one", {&results[0]}), Error);
+
+  // Against a baseline that ran the same seeds: paired, over 2 searches x 3 seeds.
+  results[1] = results[0];
+  results[1].variant.name = "baseline";
+  results.push_back(pooled);
+  const std::vector<BaselineVerdict> verdicts = compare_against_baseline(results);
+  REQUIRE(verdicts.size() == 3);
+  const BaselineVerdict& v = verdicts.back();
+  CHECK(v.steps.paired);
+  CHECK(v.steps.groups == 2);
+  CHECK(v.steps.ratio.point == 1);
+  CHECK(verdict_line(v).find("at 2 searches x 3 seeds") != std::string::npos);
+  CHECK(parse_json(compare_json(results, {0.9})).at("variants").as_array()[3].at("pooled").size() ==
+        2);
+}

@@ -23,7 +23,8 @@ namespace {
 struct CompareCommandOptions {
   TrainOptions train;
   std::vector<std::string> variants;
-  std::string arch, out;
+  std::vector<std::string> arch;
+  std::string out;
   int seeds = 5;
   std::string threshold = "0.99";
   bool quiet = false;
@@ -64,7 +65,9 @@ Command add_compare_command(CLI::App& app) {
   note_defaults_unlike_train(*cmd);
   cmd->add_option("--variant", o->variants,
                   "A variant: baseline, arch:FILE, or key=value,... train options (repeatable)");
-  cmd->add_option("--arch-file", o->arch, "Shorthand for --variant baseline --variant arch:FILE");
+  cmd->add_option("--arch-file", o->arch,
+                  "Shorthand for --variant baseline --variant arch:FILE; repeated (the functions "
+                  "of several searches), one more row pools their runs");
   cmd->add_option("--seeds", o->seeds, "Seeds per variant (seed, seed+1, ...)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -81,10 +84,9 @@ Command add_compare_command(CLI::App& app) {
             const std::string note =
                 recommended_note(c.base.task, recommend_unless_given(*cmd, c.base));
             std::vector<std::string> specs = o->variants;
-            if (!o->arch.empty()) {
-              specs.insert(specs.begin(), "arch:" + o->arch);
-              specs.insert(specs.begin(), "baseline");
-            }
+            for (auto it = o->arch.rbegin(); it != o->arch.rend(); ++it)
+              specs.insert(specs.begin(), "arch:" + *it);
+            if (!o->arch.empty()) specs.insert(specs.begin(), "baseline");
             if (specs.empty()) specs = {"baseline"};
             for (const std::string& s : specs) c.variants.push_back(parse_variant(s));
             c.seeds = o->seeds;
@@ -96,10 +98,11 @@ Command add_compare_command(CLI::App& app) {
             const auto lock = lock_for_job(o->out, "comparison folder");
             o->probe.gammas = parse_double_list(o->gamma, "--gamma");
             for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);  // fail early
-            const std::vector<VariantResult> results = run_compare(c, apply_variant);
+            std::vector<VariantResult> results = run_compare(c, apply_variant);
             if (!dist::is_root()) return 0;  // rank 0 probes and writes the tables
             o->probe.threads = c.base.threads;
             const ProbeReport probe = probe_compare(results, o->probe);
+            if (o->arch.size() > 1) results.push_back(pool_arch_files(results, o->arch));
             std::string table = compare_table_markdown(results, c.thresholds);
             table += probe.markdown;
             Json json = parse_json(compare_json(results, c.thresholds));

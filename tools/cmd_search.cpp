@@ -18,6 +18,7 @@ struct SearchOptions {
   SearchConfig search;
   std::string out, resume;
   bool force = false, quiet = false;
+  int repeat = 1;
 };
 
 // The flags of the search itself, into `s` (the model's and the weights'
@@ -83,7 +84,7 @@ void run_search_command(CLI::App& cmd, SearchOptions& o) {
   config.base = finish_train_options(cmd, o.train);
   const std::string note =
       recommended_note(config.base.task, recommend_unless_given(cmd, config.base));
-  start_search_job(config, o.out, o.force, note, o.quiet);
+  start_repeated_search_jobs(config, o.out, o.repeat, o.force, note, o.quiet);
 }
 
 }  // namespace
@@ -98,6 +99,10 @@ Command add_search_command(CLI::App& app) {
   add_search_flags(*cmd, o->search);
   cmd->add_option("--out", o->out, "Search folder to create");
   cmd->add_flag("--force", o->force, "Overwrite an existing folder");
+  cmd->add_option("--repeat", o->repeat,
+                  "Independent searches, in OUT/search-K, each with its own model seeds")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
   cmd->add_option("--resume", o->resume,
                   "Continue the search in this folder from its last evaluation");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");

@@ -1,0 +1,80 @@
+// Several variants' runs pooled as one (lab/compare.h: pool_variants).
+#include <algorithm>
+
+#include "base/error.h"
+#include "lab/compare.h"
+#include "lab/intervals.h"
+
+namespace tapir {
+
+namespace {
+
+const SplitRun* find_split(const SeedRun& run, const std::string& split) {
+  for (const SplitRun& s : run.splits)
+    if (s.split == split) return &s;
+  return nullptr;
+}
+
+// One vector per part of what `value` reads from each run's split (runs
+// without the split give nothing).
+template <typename Value>
+std::vector<std::vector<double>> by_part(const VariantResult& pooled, const std::string& split,
+                                         Value value) {
+  std::vector<std::vector<double>> groups(pooled.pooled.size());
+  for (size_t k = 0; k < pooled.runs.size(); ++k)
+    if (const SplitRun* s = find_split(pooled.runs[k], split))
+      groups[static_cast<size_t>(pooled.part_of_run[k])].push_back(value(*s));
+  std::erase_if(groups, [](const std::vector<double>& g) { return g.empty(); });
+  return groups;
+}
+
+}  // namespace
+
+VariantResult pool_variants(const std::string& name,
+                            const std::vector<const VariantResult*>& parts) {
+  TAPIR_CHECK(parts.size() >= 2, "pooling needs at least two variants, got ", parts.size());
+  std::vector<SeedRun> runs;
+  std::vector<int> part_of_run;
+  std::vector<std::string> pooled;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    TAPIR_CHECK(parts[p]->thresholds == parts.front()->thresholds, "variant ",
+                parts[p]->variant.name, " was summarised at other thresholds");
+    pooled.push_back(parts[p]->variant.name);
+    for (const SeedRun& run : parts[p]->runs) {
+      runs.push_back(run);
+      part_of_run.push_back(static_cast<int>(p));
+    }
+  }
+  VariantResult r =
+      summarise_variant(Variant{name, {}}, std::move(runs), parts.front()->thresholds);
+  r.pooled = std::move(pooled);
+  r.part_of_run = std::move(part_of_run);
+  // The intervals again, parts first, then seeds (the same streams as
+  // summarise_variant's).
+  const size_t thresholds = r.thresholds.size();
+  for (SplitSummary& s : r.splits) {
+    for (size_t t = 0; t < thresholds; ++t)
+      s.steps_interval[t] = grouped_median_interval(
+          by_part(r, s.split, [t](const SplitRun& run) { return run.steps_to[t]; }), t);
+    s.final_accuracy_interval = grouped_median_interval(
+        by_part(r, s.split, [](const SplitRun& run) { return run.final_accuracy; }), thresholds);
+    s.best_loss_interval = grouped_median_interval(
+        by_part(r, s.split, [](const SplitRun& run) { return run.best_loss; }), thresholds + 1);
+  }
+  return r;
+}
+
+VariantResult pool_arch_files(const std::vector<VariantResult>& results,
+                              const std::vector<std::string>& arch_files) {
+  std::vector<const VariantResult*> parts;
+  for (const std::string& file : arch_files) {
+    const auto it = std::find_if(results.begin(), results.end(), [&](const VariantResult& r) {
+      return r.variant.name == "arch:" + file;
+    });
+    TAPIR_CHECK(it != results.end(), "no variant arch:", file, " to pool");
+    parts.push_back(&*it);
+  }
+  return pool_variants("arch: " + std::to_string(parts.size()) + " searches", parts);
+}
+
+}  // namespace tapir
