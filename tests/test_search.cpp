@@ -12,9 +12,11 @@
 #include "base/file_io.h"
 #include "base/json.h"
 #include "engine/threads.h"
+#include "lab/search_job.h"
 #include "optim/batch.h"
 #include "optim/search.h"
 #include "optim/task_loss.h"
+#include "tests/test_support.h"
 #include "tests/tiny_config.h"
 
 using namespace tapir;
@@ -266,4 +268,27 @@ TEST_CASE("a search whose models cannot learn records that they ended near chanc
   CHECK(stored.near_chance());
   CHECK(stored.steps == search.steps_total());
   fs::remove_all(dir);
+}
+
+TEST_CASE("search --repeat: independent searches in folders of their own, seeds a stride apart") {
+  test_support::TempDir tmp;
+  SearchConfig s = small_search();
+  s.models = 2;
+  s.steps = 3;
+  s.base.steps = 3;
+  s.base.seed = 5;
+  const std::string out = tmp.file("searches");
+  start_repeated_search_jobs(s, out, 2, /*force=*/false, "", /*quiet=*/true);
+  std::vector<std::string> archs;
+  for (int k = 0; k < 2; ++k) {
+    const std::string dir = out + "/search-" + std::to_string(k);
+    const SearchConfig written = read_json_file(dir + "/search.json", SearchConfig::from_json);
+    CHECK(written.base.seed == 5 + static_cast<uint64_t>(k) * kSearchSeedStride);
+    archs.push_back(read_file(dir + "/arch.safetensors"));
+  }
+  CHECK(archs[0] != archs[1]);  // other models, other functions
+  // One search is the plain search, in `out` itself.
+  start_repeated_search_jobs(s, tmp.file("one"), 1, false, "", true);
+  CHECK(std::filesystem::exists(tmp.file("one/arch.safetensors")));
+  CHECK_THROWS_AS(start_repeated_search_jobs(s, tmp.file("none"), 0, false, "", true), Error);
 }
