@@ -43,6 +43,12 @@ const std::vector<std::pair<std::string, Setter>>& setters() {
        [](TrainConfig& c, const TaskSetting& s) {
          c.schedule.warmup = parse_setting<int64_t>(s, c.task);
        }},
+      {"--schedule", [](TrainConfig& c,
+                        const TaskSetting& s) { c.schedule.kind = parse_schedule_kind(s.value); }},
+      {"--min-lr-ratio",
+       [](TrainConfig& c, const TaskSetting& s) {
+         c.schedule.min_ratio = parse_setting<double>(s, c.task);
+       }},
   };
   return table;
 }

@@ -139,6 +139,6 @@ class Add final : public GeneratedTask {
 }  // namespace
 
 TAPIR_REGISTER_TASK(kAddTask, "add", "decimal addition a + b = c of up to `digits` digits",
-                    make_task_of<Add>);
+                    make_task_of<Add>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

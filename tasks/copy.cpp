@@ -160,6 +160,6 @@ class Copy final : public Task {
 }  // namespace
 
 TAPIR_REGISTER_TASK(kCopyTask, "copy", "copy `$ s | s .` with length generalisation",
-                    make_task_of<Copy>);
+                    make_task_of<Copy>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

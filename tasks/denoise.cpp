@@ -195,6 +195,6 @@ class Denoise final : public GeneratedTask {
 TAPIR_REGISTER_TASK(kDenoiseTask, "denoise",
                     "recover clean frames (sparse in a random dictionary) from noisy ones "
                     "(regression, MSE)",
-                    make_task_of<Denoise>);
+                    make_task_of<Denoise>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

@@ -312,6 +312,6 @@ void Dyck::score(const Batch& batch, const float* logits, const float* losses,
 
 TAPIR_REGISTER_TASK(kDyckTask, "dyck",
                     "Dyck-(k, m) bracket strings: next-token prediction or accept/reject",
-                    make_task_of<Dyck>);
+                    make_task_of<Dyck>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

@@ -116,6 +116,6 @@ class Mano final : public GeneratedTask {
 
 TAPIR_REGISTER_TASK(kManoTask, "mano",
                     "modular arithmetic in prefix notation with up to max-ops operations (Mano)",
-                    make_task_of<Mano>);
+                    make_task_of<Mano>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

@@ -263,6 +263,6 @@ class Needle final : public GeneratedTask {
 
 TAPIR_REGISTER_TASK(kNeedleTask, "needle",
                     "associative recall: multi-query (mqar) or needle in a haystack",
-                    make_task_of<Needle>);
+                    make_task_of<Needle>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

@@ -128,6 +128,6 @@ class Sorted final : public GeneratedTask {
 
 TAPIR_REGISTER_TASK(kSortedTask, "sorted",
                     "is a sequence of symbols sorted? (classification, label at the last position)",
-                    make_task_of<Sorted>);
+                    make_task_of<Sorted>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

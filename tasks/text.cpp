@@ -257,6 +257,6 @@ void TextTask::score(const Batch& batch, const float* logits, const float* losse
 }
 
 TAPIR_REGISTER_TASK(kTextTask, "text", "character-level language modelling over files",
-                    make_task_of<TextTask>);
+                    make_task_of<TextTask>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

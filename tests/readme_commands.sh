@@ -151,8 +151,9 @@ case "$mode" in
       sed 's/.*"accuracy":\([-0-9.e]*\).*/\1/' |
       awk '{ if ($1 > best) best = $1; last = $1 } END { print best, last }')
     echo "test accuracy: best $best, last $last"
-    awk -v b="$best" -v l="$last" 'BEGIN { exit !(b >= 0.99 && l >= 0.95) }' ||
-      fail "'$first' reached test accuracy $best (best) and $last (last); the README promises about 99%"
+    # The README promises >= 99% at the end of the run, the checkpoint kept.
+    awk -v b="$best" -v l="$last" 'BEGIN { exit !(b >= 0.99 && l >= 0.99) }' ||
+      fail "'$first' reached test accuracy $best (best) and $last (last); the README promises >= 99% at the end"
     ;;
   *) fail "mode must be short or first, got '$mode'" ;;
 esac

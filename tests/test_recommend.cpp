@@ -1,7 +1,7 @@
 // Tasks' recommended training settings (optim/recommend.h): applied for the
 // flags not given, never over one given on the command line or in a --config
-// file, and every task's settings are flags the table knows with values that
-// make a valid configuration.
+// file, every task's settings are flags the table knows with values that
+// make a valid configuration, and every task's learning rate decays.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -21,17 +21,21 @@ TEST_CASE("modadd's recommended settings apply where no flag was given") {
   TrainConfig c;
   c.task = "modadd";
   const std::vector<TaskSetting> applied = apply_recommended(c, nullptr);
-  CHECK(format_settings(applied) == "--layers 1 --batch 512 --lr 3e-3 --weight-decay 1");
+  CHECK(format_settings(applied) ==
+        "--layers 1 --batch 512 --lr 3e-3 --weight-decay 1 --schedule cosine --min-lr-ratio 0.05");
   CHECK(c.model.layers == 1);
   CHECK(c.batch == 512);
   CHECK(c.schedule.base_lr == doctest::Approx(3e-3));
   CHECK(c.optimizer.weight_decay == 1.0);
+  CHECK(c.schedule.kind == Schedule::Kind::cosine);
+  CHECK(c.schedule.min_ratio == 0.05);
 
   TrainConfig d;
   d.task = "modadd";
   d.schedule.base_lr = 1e-2;
   const auto given = [](const std::string& flag) { return flag == "--lr" || flag == "--batch"; };
-  CHECK(format_settings(apply_recommended(d, given)) == "--layers 1 --weight-decay 1");
+  CHECK(format_settings(apply_recommended(d, given)) ==
+        "--layers 1 --weight-decay 1 --schedule cosine --min-lr-ratio 0.05");
   CHECK(d.schedule.base_lr == 1e-2);
   const TrainConfig defaults;
   CHECK(d.batch == defaults.batch);
@@ -47,6 +51,24 @@ TEST_CASE("every task's recommended settings are known flags that make a valid c
     c.task = spec.name;
     CHECK(apply_recommended(c, nullptr).size() == spec.recommended.size());
     if (spec.name != "text") CHECK_NOTHROW(c.validate());  // text needs its path
+  }
+}
+
+TEST_CASE("every task's recommended learning rate decays over --steps to a small floor") {
+  // The end of a run is the checkpoint people keep: it must not land on a
+  // spike of a learning rate still at its peak.
+  for (const TaskSpec& spec : task_registry()) {
+    CAPTURE(spec.name);
+    TrainConfig c;
+    c.task = spec.name;
+    c.steps = 3000;
+    apply_recommended(c, nullptr);
+    Schedule s = c.schedule;
+    s.total = c.steps;  // as complete_config sets it
+    CHECK(s.kind != Schedule::Kind::constant);
+    CHECK(s.lr_at(s.warmup) == doctest::Approx(s.base_lr));
+    CHECK(s.lr_at(c.steps - 1) <= 0.1 * s.base_lr);
+    CHECK(s.lr_at(c.steps / 2) < s.base_lr);
   }
 }
 
@@ -91,6 +113,13 @@ TEST_CASE("a flag on the command line or in a --config file wins over the recomm
   CHECK(file.batch == 128);
   CHECK(file.optimizer.weight_decay == 0.5);
   CHECK(file.schedule.base_lr == doctest::Approx(3e-3));
+  CHECK(file.schedule.kind == Schedule::Kind::cosine);
+
+  TrainConfig constant = parse_train(
+      {"--task", "modadd", "--schedule", "constant", "--min-lr-ratio", "0.5", "--warmup", "10"});
+  CHECK(constant.schedule.kind == Schedule::Kind::constant);
+  CHECK(constant.schedule.min_ratio == 0.5);
+  CHECK(constant.schedule.warmup == 10);
 
   // Task options in a file go in `opt`, as in configs/modadd.toml.
   const std::string example =
@@ -102,9 +131,11 @@ TEST_CASE("a flag on the command line or in a --config file wins over the recomm
   CHECK(modadd.optimizer.weight_decay == 1.0);
   CHECK(modadd.steps == 6000);
 
-  // A task without recommendations keeps train's defaults.
+  // A task that recommends only a schedule keeps train's other defaults.
   const TrainConfig defaults;
   TrainConfig add = parse_train({"--task", "add"});
   CHECK(add.batch == defaults.batch);
   CHECK(add.model.layers == defaults.model.layers);
+  CHECK(add.schedule.base_lr == defaults.schedule.base_lr);
+  CHECK(add.schedule.kind == Schedule::Kind::cosine);
 }

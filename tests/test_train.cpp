@@ -1,6 +1,7 @@
 // End-to-end training: modular addition to >= 99% test accuracy, bit-exact
-// determinism, interrupted-and-resumed runs equal uninterrupted ones,
-// checkpoint round trips and the errors a user can run into.
+// determinism, interrupted-and-resumed runs equal uninterrupted ones, what a
+// larger --steps does to a decaying schedule on resume, checkpoint round trips and the errors a
+// user can run into.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -131,6 +132,40 @@ TEST_CASE("an interrupted and resumed run logs the same metrics as an uninterrup
   CHECK(a == b);
   fs::remove_all(whole);
   fs::remove_all(split);
+}
+
+TEST_CASE("a larger --steps on resume stretches a decay that followed --steps to the new end") {
+  TrainConfig c = small_modadd();
+  c.steps = 40;
+  c.eval_every = 20;
+  c.schedule.kind = Schedule::Kind::cosine;
+  c.schedule.min_ratio = 0.05;
+  const std::string dir = temp_dir("extend");
+  {
+    Trainer t(c, dir);
+    t.start_fresh(false);
+    t.run();
+    CHECK(t.config().schedule.total == 40);
+  }
+  auto extended = Trainer::resume(dir, 60);
+  CHECK(extended->config().schedule.total == 60);
+  Schedule stretched = c.schedule;
+  stretched.total = 60;
+  const StepStats first = extended->train_step();
+  CHECK(first.lr == stretched.lr_at(40));
+  CHECK(first.lr > 4 * c.schedule.min_ratio * c.schedule.base_lr);  // up from the floor
+  extended.reset();
+  fs::remove_all(dir);
+
+  // A total given apart from --steps stays where it was.
+  c.schedule.total = 30;
+  {
+    Trainer t(c, dir);
+    t.start_fresh(false);
+    t.run();
+  }
+  CHECK(Trainer::resume(dir, 60)->config().schedule.total == 30);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("checkpoints round-trip, and a mismatched model is refused by name") {
