@@ -149,6 +149,9 @@ VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> run
 // between searches too.
 VariantResult pool_variants(const std::string& name,
                             const std::vector<const VariantResult*>& parts);
+// The indices into r.runs of each part of a pooled variant, in part order;
+// one part holding every run for a variant that pools nothing.
+std::vector<std::vector<size_t>> runs_by_part(const VariantResult& r);
 // The variants arch:FILE of `arch_files` (e.g. `tapir compare --arch-file`
 // given once per search) pooled as "arch: K searches".
 VariantResult pool_arch_files(const std::vector<VariantResult>& results,

@@ -20,15 +20,24 @@ const SplitRun* find_split(const SeedRun& run, const std::string& split) {
 template <typename Value>
 std::vector<std::vector<double>> by_part(const VariantResult& pooled, const std::string& split,
                                          Value value) {
-  std::vector<std::vector<double>> groups(pooled.pooled.size());
-  for (size_t k = 0; k < pooled.runs.size(); ++k)
-    if (const SplitRun* s = find_split(pooled.runs[k], split))
-      groups[static_cast<size_t>(pooled.part_of_run[k])].push_back(value(*s));
+  std::vector<std::vector<double>> groups;
+  for (const std::vector<size_t>& part : runs_by_part(pooled)) {
+    groups.emplace_back();
+    for (size_t k : part)
+      if (const SplitRun* s = find_split(pooled.runs[k], split)) groups.back().push_back(value(*s));
+  }
   std::erase_if(groups, [](const std::vector<double>& g) { return g.empty(); });
   return groups;
 }
 
 }  // namespace
+
+std::vector<std::vector<size_t>> runs_by_part(const VariantResult& r) {
+  std::vector<std::vector<size_t>> parts(std::max<size_t>(r.pooled.size(), 1));
+  for (size_t k = 0; k < r.runs.size(); ++k)
+    parts[r.pooled.empty() ? 0 : static_cast<size_t>(r.part_of_run[k])].push_back(k);
+  return parts;
+}
 
 VariantResult pool_variants(const std::string& name,
                             const std::vector<const VariantResult*>& parts) {

@@ -222,23 +222,6 @@ std::vector<uint64_t> seeds_of(const VariantResult& r) {
   return seeds;
 }
 
-// The runs' values split by the part (search) they came from: one group for
-// a variant that pools nothing. `seeds` gets the seeds of each group.
-std::vector<std::vector<double>> parts(const VariantResult& r, const std::vector<double>& values,
-                                       std::vector<std::vector<uint64_t>>& seeds) {
-  if (r.pooled.empty()) {
-    seeds = {seeds_of(r)};
-    return {values};
-  }
-  std::vector<std::vector<double>> groups(r.pooled.size());
-  seeds.assign(r.pooled.size(), {});
-  for (size_t k = 0; k < r.runs.size(); ++k) {
-    groups[static_cast<size_t>(r.part_of_run[k])].push_back(values[k]);
-    seeds[static_cast<size_t>(r.part_of_run[k])].push_back(r.runs[k].seed);
-  }
-  return groups;
-}
-
 }  // namespace
 
 std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results) {
@@ -260,10 +243,17 @@ std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantR
     v.split = r.first().split;
     // Paired when every part ran the baseline's seeds: seed i saw the same
     // data order.
-    std::vector<std::vector<uint64_t>> seeds;
-    const std::vector<std::vector<double>> groups = parts(r, steps[k], seeds);
-    const bool paired = std::all_of(seeds.begin(), seeds.end(),
-                                    [&](const auto& g) { return g == seeds_of(*base); });
+    std::vector<std::vector<double>> groups;
+    bool paired = true;
+    for (const std::vector<size_t>& part : runs_by_part(r)) {
+      groups.emplace_back();
+      std::vector<uint64_t> seeds;
+      for (size_t i : part) {
+        groups.back().push_back(steps[k][i]);
+        seeds.push_back(r.runs[i].seed);
+      }
+      paired = paired && seeds == seeds_of(*base);
+    }
     v.steps = steps_ratio(groups, {b}, budget, paired, k);
     v.variant_steps = r.first().steps.front();
     v.baseline_steps = base->first().steps.front();
