@@ -5,11 +5,11 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <functional>
 
 #include "autograd/ops.h"
+#include "base/clock.h"
 #include "engine/gemm_peak.h"
 #include "engine/profile.h"
 #include "engine/threads.h"
@@ -43,10 +43,9 @@ template <typename Fn>
 double median_seconds(int reps, Fn&& fn) {
   std::vector<double> times;
   for (int i = 0; i < reps + 2; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+    const double start = now_seconds();
     fn();
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s = now_seconds() - start;
     if (i >= 2) times.push_back(s);
   }
   std::sort(times.begin(), times.end());
@@ -148,11 +147,10 @@ std::unique_ptr<BenchRun> make_main_run(const BenchConfig& bc, MlpAct mlp_act, A
 // One training step, timed; recorded unless it is a warm-up step.
 void time_step(BenchRun& run, Device device, bool record) {
   kernel_profile() = {};
-  const auto start = std::chrono::steady_clock::now();
+  const double start = now_seconds();
   run.step();
   synchronize(device);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = now_seconds() - start;
   if (!record) return;
   run.times.push_back(seconds);
   run.gemm_seconds += kernel_profile().gemm_seconds;
