@@ -42,6 +42,10 @@ const char* build_core() {
 #endif
 }
 
+bool has_avx2_fma() {
+  return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
+}
+
 // The core names TAPIR_BLAS_CORETYPE takes, with what the CPU must have.
 struct Core {
   const char* name;
@@ -51,10 +55,8 @@ const Core kCores[] = {
     {"Prescott", [] { return true; }},
     {"Nehalem", [] { return __builtin_cpu_supports("sse4.2") != 0; }},
     {"Sandybridge", [] { return __builtin_cpu_supports("avx") != 0; }},
-    {"Haswell",
-     [] { return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0; }},
-    {"Zen",
-     [] { return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0; }},
+    {"Haswell", has_avx2_fma},
+    {"Zen", has_avx2_fma},
     {"SkylakeX", [] { return __builtin_cpu_supports("avx512f") != 0; }},
     {"Cooperlake", [] { return __builtin_cpu_supports("avx512bf16") != 0; }},
 };
@@ -64,9 +66,10 @@ Pin g_pin = Pin::build;
 
 // Before main(): a message and exit code 2, as a bad flag.
 [[noreturn]] void refuse(const char* what, const char* value) {
-  std::string line = std::string("tapir: TAPIR_BLAS_CORETYPE: ") + what + " '" + value +
-                     "' (expected machine, Prescott, Nehalem, Sandybridge, Haswell, Zen, "
-                     "SkylakeX or Cooperlake, and one this CPU can run)\n";
+  std::string line =
+      std::string("tapir: TAPIR_BLAS_CORETYPE: ") + what + " '" + value + "' (expected machine";
+  for (const Core& c : kCores) line += std::string(", ") + c.name;
+  line += ", and one this CPU can run)\n";
   (void)!::write(2, line.data(), line.size());
   ::_exit(2);
 }
