@@ -287,7 +287,8 @@ std::string verdict_line(const BaselineVerdict& v) {
   if (std::isinf(v.variant_steps.median) && std::isinf(v.baseline_steps.median))
     line += "; neither median reached the threshold: run longer or lower it";
   else if (s.seeds_to_decide > 0)
-    line += "; about " + std::to_string(s.seeds_to_decide) + " seeds would decide it";
+    line += "; about " + std::to_string(s.seeds_to_decide) +
+            (s.groups > 1 ? " seeds per search" : " seeds") + " would decide it";
   else
     line += "; the medians are equal: more seeds would not decide it";
   return line;

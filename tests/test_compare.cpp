@@ -390,6 +390,11 @@ TEST_CASE("pooled variants: every run once, intervals and verdicts over parts, t
   CHECK(v.steps.groups == 2);
   CHECK(v.steps.ratio.point == 1);
   CHECK(verdict_line(v).find("at 2 searches x 3 seeds") != std::string::npos);
+  BaselineVerdict wider = v;  // as if the pooled ratio were 0.8 [0.5, 1.3]
+  wider.steps.ratio = {0.8, 0.5, 1.3};
+  wider.steps.seeds_to_decide = 7;
+  CHECK(verdict_line(wider).find("; about 7 seeds per search would decide it") !=
+        std::string::npos);
   CHECK(parse_json(compare_json(results, {0.9})).at("variants").as_array()[3].at("pooled").size() ==
         2);
 }
