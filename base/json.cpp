@@ -150,7 +150,11 @@ nlohmann::ordered_json to_library(const Json& value) {
 }  // namespace
 
 std::string quoted(std::string_view text) {
-  std::string out = "'";
+  return "'" + printable(text) + "'";
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
   for (char c : text) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f) {
@@ -161,7 +165,7 @@ std::string quoted(std::string_view text) {
       out += c;
     }
   }
-  return out + "'";
+  return out;
 }
 
 std::string to_json(const Json& value, int indent) {

@@ -97,6 +97,15 @@ const char* json_kind_name(Json::Kind kind);
 // 'text' in single quotes for an error message, with control bytes written as
 // \xNN so a hostile name cannot break the message over lines.
 std::string quoted(std::string_view text);
+// Exact for a std::string, so that argument-dependent lookup does not pick
+// std::quoted (double quotes, no escaping) in a streamed message.
+inline std::string quoted(const std::string& text) {
+  return quoted(std::string_view(text));
+}
+
+// `text` with its control bytes written as \xNN, unquoted: what the command
+// line prints of any error message.
+std::string printable(std::string_view text);
 
 // Strict RFC 8259: no comments, no trailing commas, no leading zeros, no
 // trailing garbage, strings must be valid UTF-8 without raw control characters,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "engine/dist.h"
 #include "lab/progress.h"
 #include "lab/report_text.h"
+#include "optim/model_run.h"
 #include "optim/trainer.h"
 #include "tasks/task.h"
 
@@ -257,12 +259,30 @@ VariantResult read_variant(const Variant& variant, const std::vector<PlannedRun>
   return summarise_variant(variant, std::move(read), thresholds);
 }
 
+std::vector<TrainConfig> check_variants(const CompareOptions& options,
+                                        const ApplyVariant& apply_variant) {
+  TAPIR_CHECK(!options.variants.empty(), "compare needs at least one variant");
+  std::map<std::string, std::string> folders;  // slug -> the variant that has it
+  std::vector<TrainConfig> configs;
+  for (const Variant& variant : options.variants) {
+    TAPIR_CHECK(!variant.name.empty(),
+                "--variant: expected baseline, arch:FILE or key=value items, got an empty name");
+    const auto [at, fresh] = folders.emplace(slug(variant.name), variant.name);
+    TAPIR_CHECK(fresh, "variants ", quoted(at->second), " and ", quoted(variant.name),
+                at->second == variant.name ? " are the same" : " would share one folder",
+                "; give each variant once");
+    configs.push_back(apply_variant(options.base, variant));
+    // The model as its runs will build it: the architecture and poly files
+    // are read and checked against it now, not after the variants before
+    // it have trained.
+    build_run(configs.back());
+  }
+  return configs;
+}
+
 std::vector<VariantResult> run_compare(const CompareOptions& options,
                                        const ApplyVariant& apply_variant) {
-  TAPIR_CHECK(!options.variants.empty(), "compare needs at least one variant");
-  std::vector<TrainConfig> configs;  // all parsed first: a bad variant fails before training
-  for (const Variant& variant : options.variants)
-    configs.push_back(apply_variant(options.base, variant));
+  const std::vector<TrainConfig> configs = check_variants(options, apply_variant);
   Progress silent(Progress::Style::quiet);
   Progress& progress = options.progress ? *options.progress : silent;
   std::vector<std::vector<PlannedRun>> plans;

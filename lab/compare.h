@@ -129,6 +129,12 @@ std::vector<PlannedRun> plan_variant(const TrainConfig& config, const Variant& v
 // Reads the finished runs of plan_variant and summarises them.
 VariantResult read_variant(const Variant& variant, const std::vector<PlannedRun>& runs,
                            const std::vector<double>& thresholds);
+// Every variant applied to options.base and its model built once, with its
+// input files read: fails on the first bad, empty, repeated or clashing
+// variant (two names that share a folder). A command calls it before it
+// touches its folder.
+std::vector<TrainConfig> check_variants(const CompareOptions& options,
+                                        const ApplyVariant& apply_variant);
 // Trains (or reuses) every run, then summarises. Every variant is applied
 // to options.base before the first run trains, so a bad one fails at once.
 std::vector<VariantResult> run_compare(const CompareOptions& options,

@@ -134,8 +134,10 @@ std::string run_section(const std::string& dir) {
   const fs::path arch = fs::path(dir) / "arch.safetensors";
   if (fs::exists(arch))
     body += "<h2>Learned functions</h2>\n" + architecture_svg(load_architecture(arch.string()));
-  body += "<h2>Configuration</h2>\n<pre>" +
-          html_escape(read_file((fs::path(dir) / "config.json").string())) + "</pre>\n";
+  // Read as a run reads it (every field checked) before it is shown as written.
+  const std::string config = (fs::path(dir) / "config.json").string();
+  read_json_file(config, TrainConfig::from_json);
+  body += "<h2>Configuration</h2>\n<pre>" + html_escape(read_file(config)) + "</pre>\n";
   return body;
 }
 

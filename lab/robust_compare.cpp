@@ -3,6 +3,7 @@
 #include "lab/robust_compare.h"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 
 #include "base/file_io.h"
@@ -67,9 +68,17 @@ struct Measures {
   std::string metric = "accuracy";
 };
 
-// Refuses a noise kind the task cannot take, before anything is trained.
-void check_noise_kinds(const RobustCompareConfig& c) {
-  const bool frames = make_task(c.base.task, c.base.task_options)->is_regression();
+// Everything the command would refuse later, before anything is trained or
+// written: the model, the split, the limit, the strengths, and noise kinds
+// the task cannot take.
+void check_robust_compare(const RobustCompareConfig& c) {
+  const ModelRun run = build_run(c.base);
+  run.task->eval_size(c.split);  // fails naming the task's splits
+  TAPIR_CHECK(c.limit >= 0, "--limit must be 0 (all) or positive, got ", c.limit);
+  for (double gamma : c.gammas)
+    TAPIR_CHECK(gamma >= 0 && std::isfinite(gamma), "--gamma: each strength must be a "
+                "non-negative number, got ", gamma);
+  const bool frames = run.task->is_regression();
   for (const std::string& name : c.noise)
     TAPIR_CHECK(!(parse_noise_kind(name) == NoiseKind::discrete && frames),
                 "discrete noise replaces tokens; task ", c.base.task,
@@ -192,7 +201,7 @@ void report_noise(const RobustCompareConfig& c, const ArmNames& arms, const Meas
 
 void run_robust_compare(const RobustCompareConfig& c) {
   const ArmNames arms = {"erm", c.arm};
-  check_noise_kinds(c);
+  check_robust_compare(c);
   const auto lock = lock_for_job(c.out, "robust-compare folder");
   Progress progress(c.quiet || !dist::is_root());  // rank 0 reports for the job
   if (!c.note.empty()) progress.line(c.note);

@@ -29,6 +29,7 @@ void finish_search(Search& search, Progress& progress, const std::string& dir, b
 void start_search_job(const SearchConfig& config, const std::string& out, bool force,
                       const std::string& note, bool quiet) {
   quiet = quiet || !dist::is_root();
+  Search::check(config);  // before the folder is looked at or changed
   const SearchFolder folder(out);
   const bool existed = folder.check_replaceable(force);
   dist::barrier();  // every rank has looked before rank 0 changes the folder
@@ -44,6 +45,7 @@ void start_search_job(const SearchConfig& config, const std::string& out, bool f
 void start_repeated_search_jobs(const SearchConfig& config, const std::string& out, int repeat,
                                 bool force, const std::string& note, bool quiet) {
   TAPIR_CHECK(repeat >= 1, "--repeat must be at least 1, got ", repeat);
+  Search::check(config);
   if (repeat == 1) return start_search_job(config, out, force, note, quiet);
   for (int k = 0; k < repeat; ++k) {
     SearchConfig one = config;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "base/file_io.h"
@@ -49,15 +50,20 @@ std::string search_folder(const TransferOptions& o, const std::string& task) {
 
 // Runs the Stage I search of a task unless its architecture file exists;
 // an interrupted one continues from its last evaluation.
-std::string ensure_search(const TransferOptions& o, const std::string& task, Progress& progress) {
-  const std::string dir = search_folder(o, task);
-  const std::string arch = (fs::path(dir) / "arch.safetensors").string();
-  const std::string label = cat("search on ", task);
+SearchConfig search_config(const TransferOptions& o, const std::string& task) {
   SearchConfig s;
   s.base = for_task(o, task);
   s.models = o.models;
   s.steps = o.search_steps;
   s.stagger = o.stagger;
+  return s;
+}
+
+std::string ensure_search(const TransferOptions& o, const std::string& task, Progress& progress) {
+  const std::string dir = search_folder(o, task);
+  const std::string arch = (fs::path(dir) / "arch.safetensors").string();
+  const std::string label = cat("search on ", task);
+  const SearchConfig s = search_config(o, task);
   const std::string stored_path = (fs::path(dir) / Search::kConfig).string();
   if (fs::exists(stored_path)) {
     // Reused or continued only when it is the search this command would run
@@ -102,16 +108,25 @@ std::string format_cell(double v, const std::string& metric) {
 
 }  // namespace
 
-TransferResult run_transfer(const TransferOptions& o) {
-  TAPIR_CHECK(!o.tasks.empty(), "transfer needs at least one task");
+void check_transfer(const TransferOptions& o) {
+  TAPIR_CHECK(!o.tasks.empty(), "--tasks: expected a comma-separated list of tasks, got none");
   TAPIR_CHECK(o.base.model.mlp_act == MlpAct::spline || o.base.model.attn != AttentionKind::softmax,
               "transfer needs learned functions: --mlp-act spline and/or a learned --attn");
-  for (const auto& [task, options] : o.task_options) {
-    TAPIR_CHECK(std::find(o.tasks.begin(), o.tasks.end(), task) != o.tasks.end(),
-                "transfer: task options are given for ", tapir::quoted(task),
-                ", which is not one of the tasks");
-    make_task(task, options);  // a bad option fails now, not after the searches before it
-  }
+  TAPIR_CHECK(o.seeds >= 1, "--seeds must be at least 1, got ", o.seeds);
+  std::set<std::string> listed;
+  for (const std::string& task : o.tasks)
+    TAPIR_CHECK(listed.insert(task).second, "--tasks: ", tapir::quoted(task),
+                " is listed twice; list each task once");
+  for (const auto& [task, options] : o.task_options)
+    TAPIR_CHECK(listed.count(task) > 0, "--task-opt: options are given for ",
+                tapir::quoted(task), ", which is not one of --tasks");
+  // Each task's search as it would run (its task options, model and loop
+  // checked): a bad one fails now, not after the searches before it.
+  for (const std::string& task : o.tasks) Search::check(search_config(o, task));
+}
+
+TransferResult run_transfer(const TransferOptions& o) {
+  check_transfer(o);
   fs::create_directories(o.out_dir);
   TransferResult r;
   r.tasks = o.tasks;

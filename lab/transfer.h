@@ -40,6 +40,10 @@ struct TransferResult {
   std::vector<std::vector<double>> relative;      // the matrix shown
 };
 
+// Everything run_transfer would refuse, checked before anything is written:
+// the task list (known tasks, each once), --task-opt of listed tasks, and
+// each task's search configuration.
+void check_transfer(const TransferOptions& options);
 TransferResult run_transfer(const TransferOptions& options);
 std::string transfer_markdown(const TransferResult& r);
 std::string transfer_json(const TransferResult& r);

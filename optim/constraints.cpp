@@ -13,18 +13,22 @@ double ConstraintConfig::alpha_at(int64_t layer) const {
 }
 
 void ConstraintConfig::validate(int64_t layers) const {
-  if (!enabled()) return;
-  TAPIR_CHECK(layers >= 1, "constraint descent needs at least one layer");
-  TAPIR_CHECK(alpha.size() == 1 || static_cast<int64_t>(alpha.size()) == layers,
-              "alpha: expected one rate or one per layer (", layers, "), got ", alpha.size());
+  // The numbers are checked with or without a constraint: a bad value given
+  // for one is a mistake either way.
+  TAPIR_CHECK(!alpha.empty(), "alpha: expected one rate or one per layer, got none");
   for (double a : alpha)
-    TAPIR_CHECK(std::isfinite(a) && a < 1, "alpha: each rate must be below 1, got ", a);
+    TAPIR_CHECK(std::isfinite(a) && a >= 0 && a < 1, "alpha: each rate must be in [0, 1), got ",
+                a);
   TAPIR_CHECK(std::isfinite(dual_lr) && dual_lr > 0, "dual-lr must be positive, got ", dual_lr);
   TAPIR_CHECK(dual_batch >= 0, "dual-batch must be 0 (the training batch) or positive, got ",
               dual_batch);
   TAPIR_CHECK(dual_every >= 1, "dual-every must be at least 1, got ", dual_every);
   TAPIR_CHECK(std::isfinite(beta) && beta > 0, "beta must be positive, got ", beta);
   TAPIR_CHECK(std::isfinite(slack_lr) && slack_lr > 0, "slack-lr must be positive, got ", slack_lr);
+  if (!enabled()) return;
+  TAPIR_CHECK(layers >= 1, "constraint descent needs at least one layer");
+  TAPIR_CHECK(alpha.size() == 1 || static_cast<int64_t>(alpha.size()) == layers,
+              "alpha: expected one rate or one per layer (", layers, "), got ", alpha.size());
 }
 
 Json ConstraintConfig::to_json() const {

@@ -1,5 +1,7 @@
 #include "optim/optimizer.h"
 
+#include <cmath>
+
 #include "base/error.h"
 #include "engine/dispatch.h"
 
@@ -33,6 +35,18 @@ std::vector<HeapTensor> Optimizer::make_state() const {
   for (Parameter* p : params_)
     state.emplace_back(p->tensor().shape(), DType::f32, false, p->tensor().device());
   return state;
+}
+
+void OptimizerConfig::validate(const std::string& flag_prefix) const {
+  const std::string p = flag_prefix;
+  TAPIR_CHECK(beta1 >= 0 && beta1 < 1, p, "beta1 must be in [0, 1), got ", beta1);
+  TAPIR_CHECK(beta2 >= 0 && beta2 < 1, p, "beta2 must be in [0, 1), got ", beta2);
+  TAPIR_CHECK(eps >= 0 && std::isfinite(eps), p, "eps must be >= 0, got ", eps);
+  TAPIR_CHECK(weight_decay >= 0 && std::isfinite(weight_decay), p,
+              "weight-decay must be >= 0, got ", weight_decay);
+  TAPIR_CHECK(momentum >= 0 && momentum < 1, p, "momentum must be in [0, 1), got ", momentum);
+  TAPIR_CHECK(!nesterov || kind != OptimizerKind::sgd || momentum > 0, p,
+              "nesterov needs momentum > 0");
 }
 
 // --- SGD -------------------------------------------------------------------------

@@ -134,6 +134,11 @@ struct OptimizerConfig {
   double weight_decay = 0.1;
   double momentum = 0.9;
   bool nesterov = false;
+
+  // Every field in its range, whichever optimizer `kind` names (a value
+  // given for another optimizer is still a mistake). `flag_prefix` starts
+  // each flag's name in the message: "" (--beta1) or "arch-" (--arch-beta1).
+  void validate(const std::string& flag_prefix = "") const;
 };
 
 // The optimizer config.kind names, over `params`.

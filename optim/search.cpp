@@ -12,6 +12,7 @@
 #include "engine/dist.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
+#include "optim/model_run.h"
 #include "optim/search_ranks.h"
 #include "optim/task_loss.h"
 
@@ -26,10 +27,8 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
       folder_(std::move(out_dir)),
       over_ranks_(over_ranks && dist::distributed()),
       wall_start_(now_seconds()) {
-  config_.validate();
+  check(config_);
   config_ = config_.resolved();
-  TAPIR_CHECK(config_.base.arch_file.empty(),
-              "search learns its own functions: --arch cannot be given to it");
   schedule_ = {config_.models, config_.base.steps, config_.stagger};
   members_.resize(static_cast<size_t>(config_.models));
   for (int m = 0; m < config_.models; ++m) {
@@ -54,6 +53,16 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
     restore_state(*state, path);
   else if (writes_shared())
     folder_.start_fresh(config_);
+}
+
+void Search::check(const SearchConfig& config) {
+  config.validate();
+  TAPIR_CHECK(config.base.arch_file.empty(),
+              "search learns its own functions: --arch cannot be given to it");
+  const ModelRun run = build_run(config.resolved().base);
+  TAPIR_CHECK(!run.model->learned_functions().empty(),
+              "search needs a model with learned functions (--mlp-act spline and/or --attn "
+              "score-spline or feature-spline)");
 }
 
 bool Search::owns(int m) const {

@@ -70,6 +70,10 @@ class Search {
   // count. Rank 0 gathers every model's state for the resume file and
   // writes the search's own files. Every rank must call the same methods.
   Search(const SearchConfig& config, std::string out_dir, bool over_ranks = false);
+  // What the constructor checks of `config` before it builds anything: its
+  // ranges, no --arch, and one model of it built, with learned functions.
+  // A command calls it before it touches the search's folder.
+  static void check(const SearchConfig& config);
   // The search in dir as its search.json and resume.safetensors say, both
   // checked whole before anything in the folder changes; the caller holds
   // the folder's lock. `steps` (if > 0) extends the search, never below the

@@ -22,12 +22,15 @@ OptimizerConfig SearchConfig::default_arch_optimizer() {
 void SearchConfig::validate() const {
   base.validate();
   TAPIR_CHECK(models >= 1 && models <= 256, "search: models must be in [1, 256], got ", models);
-  TAPIR_CHECK(steps >= 0, "search: steps must be non-negative, got ", steps);
+  TAPIR_CHECK(steps >= 0, "search: search-steps must be 0 (--steps) or positive, got ", steps);
   TAPIR_CHECK(arch_lr > 0 && std::isfinite(arch_lr), "search: arch-lr must be positive, got ",
               arch_lr);
   TAPIR_CHECK(smoothness >= 0, "search: smoothness must be non-negative, got ", smoothness);
   TAPIR_CHECK(amplitude >= 0, "search: amplitude must be non-negative, got ", amplitude);
   TAPIR_CHECK(arch_batch >= 0, "search: arch-batch must be non-negative, got ", arch_batch);
+  TAPIR_CHECK(snapshot_every >= 0, "search: snapshot-every must be 0 (--eval-every) or positive, got ",
+              snapshot_every);
+  arch_optimizer.validate("search: arch-");
 }
 
 SearchConfig SearchConfig::resolved() const {

@@ -14,7 +14,7 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(eval_batch >= 1, "eval-batch must be at least 1, got ", eval_batch);
   TAPIR_CHECK(eval_limit >= 0, "eval-limit must be 0 (all) or positive, got ", eval_limit);
   check_thread_count(threads);
-  TAPIR_CHECK(std::isfinite(clip), "clip must be a finite number, got ", clip);
+  TAPIR_CHECK(std::isfinite(clip) && clip >= 0, "clip must be 0 (off) or positive, got ", clip);
   TAPIR_CHECK(stop_at >= 0 && stop_at <= 1, "stop-at must be in [0, 1], got ", stop_at);
   TAPIR_CHECK(schedule.base_lr > 0 && std::isfinite(schedule.base_lr), "lr must be positive, got ",
               schedule.base_lr);
@@ -22,6 +22,7 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(schedule.min_ratio >= 0 && schedule.min_ratio <= 1,
               "min-lr-ratio must be in [0, 1], got ", schedule.min_ratio);
   TAPIR_CHECK(!arch_trainable || !arch_file.empty(), "arch-trainable needs an arch file (--arch)");
+  optimizer.validate();
   constraint.validate(model.layers);
 }
 

@@ -16,6 +16,7 @@ void add_checkpoint_options(CLI::App& cmd, CheckpointOptions& o) {
 }
 
 ModelRun open_checkpoint(const CheckpointOptions& o) {
+  TAPIR_CHECK(o.limit >= 0, "--limit must be 0 (all) or positive, got ", o.limit);
   set_num_threads(o.threads);
   ModelRun run = open_run(o.checkpoint, parse_task_overrides(o.task_opts), o.device);
   run.config.eval_limit = o.limit;

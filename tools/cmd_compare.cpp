@@ -92,12 +92,13 @@ Command add_compare_command(CLI::App& app) {
             c.seeds = o->seeds;
             c.thresholds = parse_thresholds(o->threshold);
             c.out_dir = o->out;
+            o->probe.gammas = parse_double_list(o->gamma, "--gamma");
+            for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);
+            check_variants(c, apply_variant);  // all of it before the folder is touched
             Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
             if (!note.empty()) progress.line(note);
             c.progress = &progress;
             const auto lock = lock_for_job(o->out, "comparison folder");
-            o->probe.gammas = parse_double_list(o->gamma, "--gamma");
-            for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);  // fail early
             std::vector<VariantResult> results = run_compare(c, apply_variant);
             if (!dist::is_root()) return 0;  // rank 0 probes and writes the tables
             o->probe.threads = c.base.threads;

@@ -25,7 +25,9 @@ Command add_layers_command(CLI::App& app) {
   cmd->add_option("--alpha", o->alpha, "Descent rate to count against (default: the run's)");
   cmd->add_option("--svg", o->svg, "Plot file (default RUN/layers_SPLIT.svg; 'none': no plot)");
   cmd->add_flag("--json", o->json, "Print one JSON object");
-  return {cmd, [o]() {
+  return {cmd, [o, cmd]() {
+            TAPIR_CHECK(cmd->count("--alpha") == 0 || (o->alpha >= 0 && o->alpha < 1),
+                        "--alpha must be in [0, 1), got ", o->alpha);
             const ModelRun run = open_checkpoint(o->checkpoint);
             const LayerProfile p = layer_profile(run.evaluator(), o->split);
             const std::string metric = task_metric_name(*run.task);

@@ -73,6 +73,8 @@ void run_search_command(CLI::App& cmd, SearchOptions& o) {
                        "the search as its search.json",
                        "--search-steps to extend the search, --threads, --device, --quiet");
     const auto given = [&cmd](const char* flag) { return cmd.count(flag) > 0; };
+    TAPIR_CHECK(!given("--search-steps") || o.search.steps >= 1,
+                "--search-steps must be at least 1 to extend a search, got ", o.search.steps);
     resume_search_job(
         o.resume, given("--search-steps") ? o.search.steps : 0,
         given("--device") ? std::optional<Device>(o.train.config.device) : std::nullopt,

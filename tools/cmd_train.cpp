@@ -40,6 +40,8 @@ std::unique_ptr<Trainer> resume_trainer(const CLI::App& cmd, const TrainCommandO
                      "the run as its config.json",
                      "--steps to extend the run, --threads, --device, --quiet");
   const bool steps_given = cmd.count("--steps") > 0;
+  TAPIR_CHECK(!steps_given || o.train.config.steps >= 1, "--steps must be at least 1, got ",
+              o.train.config.steps);
   // --device given: the run continues there (checkpoints do not depend on it).
   const auto resume = [&](bool writes) {
     return Trainer::resume(

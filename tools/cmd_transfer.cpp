@@ -67,13 +67,17 @@ Command add_transfer_command(CLI::App& app) {
               TAPIR_CHECK(colon != std::string::npos && colon > 0 && eq != std::string::npos &&
                               eq > colon + 1,
                           "--task-opt expects TASK:name=value, got ", tapir::quoted(item));
-              run.task_options[item.substr(0, colon)].set(item.substr(colon + 1, eq - colon - 1),
-                                                          item.substr(eq + 1));
+              TaskOptions& options = run.task_options[item.substr(0, colon)];
+              const std::string name = item.substr(colon + 1, eq - colon - 1);
+              TAPIR_CHECK(!options.has(name), "--task-opt: ", tapir::quoted(item.substr(0, eq)),
+                          " is given twice; give each option once");
+              options.set(name, item.substr(eq + 1));
             }
             std::stringstream in(o->tasks);
             std::string task;
             while (std::getline(in, task, ','))
               if (!task.empty()) run.tasks.push_back(task);
+            check_transfer(run);  // all of it before the folder is touched
             const auto lock = lock_for_job(run.out_dir, "transfer folder");
             Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
             run.progress = &progress;

@@ -1,10 +1,18 @@
 // The strict --config file (tools/config_file.h).
 #include "tools/config_file.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <vector>
 
+#include "base/error.h"
 #include "base/json.h"
 
 namespace tapir {
@@ -71,6 +79,41 @@ std::string nearest_key(const CLI::App& command, const std::string& key) {
   return best;
 }
 
+std::string trimmed(const std::string& text) {
+  const size_t begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(" \t\r") + 1 - begin);
+}
+
+bool is_key(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+// Refuses a key given twice in one section (CLI11 would keep one of them).
+void check_unique_keys(const std::string& path, const std::string& text) {
+  std::istringstream lines(text);
+  std::string line, section;
+  std::map<std::string, int> first_line;  // "section\nkey" -> line number
+  for (int number = 1; std::getline(lines, line); ++number) {
+    line = trimmed(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    if (line[0] == '[' && line.back() == ']' && line.find('=') == std::string::npos) {
+      section = trimmed(line.substr(1, line.size() - 2));
+      continue;
+    }
+    const size_t equals = line.find('=');
+    if (equals == std::string::npos) continue;
+    const std::string key = trimmed(line.substr(0, equals));
+    if (!is_key(key)) continue;  // a line inside a multi-line array
+    const auto [at, fresh] = first_line.emplace(section + "\n" + key, number);
+    TAPIR_CHECK(fresh, path, ":", number, ": key ", tapir::quoted(key),
+                section.empty() ? std::string() : " in [" + printable(section) + "]",
+                " is given twice (first on line ", at->second, "); give each option once");
+  }
+}
+
 std::string command_path(const CLI::App& command) {
   std::string path;
   for (const CLI::App* a = &command; a->get_parent() != nullptr; a = a->get_parent())
@@ -84,6 +127,38 @@ void add_config_option(CLI::App& app) {
   app.set_config("--config", "", "Read options from a TOML/INI file with [command] sections");
   app.allow_config_extras(CLI::config_extras_mode::error);
   app.fallthrough();
+}
+
+void check_config_file(int argc, char** argv) {
+  constexpr off_t kMaxBytes = 1 << 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string path;
+    if (arg == "--config" && i + 1 < argc)
+      path = argv[++i];
+    else if (arg.rfind("--config=", 0) == 0)
+      path = arg.substr(9);
+    else
+      continue;
+    struct stat info {};
+    TAPIR_CHECK(::stat(path.c_str(), &info) == 0, "--config: cannot read ", tapir::quoted(path), ": ",
+                std::strerror(errno));
+    TAPIR_CHECK(S_ISREG(info.st_mode), "--config: ", tapir::quoted(path),
+                " is not a regular file; expected a TOML/INI file");
+    TAPIR_CHECK(info.st_size <= kMaxBytes, "--config: ", tapir::quoted(path), " holds ", info.st_size,
+                " bytes; a config file is at most 1 MiB");
+    std::ifstream in(path, std::ios::binary);
+    TAPIR_CHECK(in, "--config: cannot open ", tapir::quoted(path));
+    std::ostringstream text;
+    text << in.rdbuf();
+    check_unique_keys(path, text.str());
+  }
+}
+
+std::string parse_error_line(const CLI::ParseError& error) {
+  std::string line = error.what();
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  return line;
 }
 
 std::string config_file_error(const CLI::App& app, const CLI::ConfigError& error) {

@@ -15,6 +15,14 @@ namespace tapir {
 // file after the command (fallthrough, which the commands inherit).
 void add_config_option(CLI::App& app);
 
+// Checks every --config FILE on the command line before CLI11 reads it:
+// a regular file of at most 1 MiB (not a device or a pipe, which could
+// never end) in which no key is given twice in one section.
+void check_config_file(int argc, char** argv);
+
+// One line for a CLI11 parse error that names no config file.
+std::string parse_error_line(const CLI::ParseError& error);
+
 // The one-line message for a CLI::ConfigError that parsing `app` raised: the
 // file, the section and the key, and what would have been accepted, e.g.
 //   run.toml: unknown key 'lrr' in [train] (did you mean 'lr'? the keys are

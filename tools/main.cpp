@@ -2,11 +2,14 @@
 // tools/commands.h). Bad input prints a one-line error and exits non-zero.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "base/error.h"
+#include "base/json.h"
 #include "engine/dist.h"
 #include "tools/commands.h"
 #include "tools/config_file.h"
+#include "tools/options.h"
 #include "tools/version.h"
 
 // Whether a parsed command (or the sub-subcommand it ran) takes task options.
@@ -31,15 +34,19 @@ std::string command_line(int argc, char** argv) {
 // `code`.
 int failed(const std::string& message, int code = 1) {
   if (tapir::dist::distributed()) tapir::dist::abort_job(message);
-  std::fprintf(stderr, "tapir: %s\n", message.c_str());
+  std::fprintf(stderr, "tapir: %s\n", tapir::printable(message).c_str());
   return code;
 }
 
-int run(int argc, char** argv) {
-  // Every line reaches a file or a pipe as it is printed (a long command's
-  // log follows it), not in blocks at exit.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+// The app with every command; throws a tapir::Error when a command's
+// defaults cannot be made (TAPIR_THREADS that is not a thread count).
+struct Cli {
   CLI::App app{"tapir: a from-scratch tensor engine and lab for transformers' inductive biases"};
+  std::vector<tapir::Command> commands;
+};
+
+void make_cli(Cli& cli) {
+  CLI::App& app = cli.app;
   app.require_subcommand(1);
   // Handled while parsing, before the subcommand is required: `tapir --version`
   // prints the text and exits 0.
@@ -48,34 +55,47 @@ int run(int argc, char** argv) {
   // Config files hold one section per subcommand ([train], [bench], ...);
   // an unknown section or key is an error (tools/config_file.h).
   tapir::add_config_option(app);
-  std::vector<tapir::Command> commands = {
-      tapir::add_train_command(app),    tapir::add_eval_command(app),
-      tapir::add_dump_command(app),     tapir::add_bench_command(app),
-      tapir::add_compare_command(app),  tapir::add_search_command(app),
-      tapir::add_transfer_command(app), tapir::add_report_command(app),
-      tapir::add_plot_command(app),     tapir::add_selfcheck_command(app),
-      tapir::add_tasks_command(app),    tapir::add_layers_command(app),
-      tapir::add_robust_command(app),   tapir::add_robust_compare_command(app),
-      tapir::add_arch_command(app)};
+  cli.commands = {tapir::add_train_command(app),    tapir::add_eval_command(app),
+                  tapir::add_dump_command(app),     tapir::add_bench_command(app),
+                  tapir::add_compare_command(app),  tapir::add_search_command(app),
+                  tapir::add_transfer_command(app), tapir::add_report_command(app),
+                  tapir::add_plot_command(app),     tapir::add_selfcheck_command(app),
+                  tapir::add_tasks_command(app),    tapir::add_layers_command(app),
+                  tapir::add_robust_command(app),   tapir::add_robust_compare_command(app),
+                  tapir::add_arch_command(app)};
+  tapir::make_numbers_strict(app);
   // Unknown arguments fall through to here; only the commands that train
   // accept them (as task options), checked below. Set after the subcommands
   // are made, so that they do not inherit it.
   app.allow_extras();
+}
+
+int run(int argc, char** argv) {
+  // Every line reaches a file or a pipe as it is printed (a long command's
+  // log follows it), not in blocks at exit.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  Cli cli;
+  CLI::App& app = cli.app;
+  try {
+    make_cli(cli);
+    tapir::check_config_file(argc, argv);
+  } catch (const std::exception& e) {
+    return failed(e.what());
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ConfigError& e) {
     return failed(tapir::config_file_error(app, e), e.get_exit_code());
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help prints and exits 0
     // A bad value read from the --config file names the file.
     const std::string from_file =
         tapir::config_value_error(app, std::vector<std::string>(argv + 1, argv + argc), e);
-    if (!from_file.empty()) return failed(from_file, e.get_exit_code());
-    if (e.get_exit_code() != 0 && tapir::dist::distributed()) return failed(e.what());
-    return app.exit(e);  // --help prints and exits 0
+    return failed(from_file.empty() ? tapir::parse_error_line(e) : from_file, e.get_exit_code());
   }
   try {
     tapir::dist::check_same("the command line", command_line(argc, argv));
-    for (const auto& command : commands) {
+    for (const auto& command : cli.commands) {
       if (!command.app->parsed()) continue;
       TAPIR_CHECK(!tapir::dist::distributed() || command.ranks == tapir::Ranks::several, "tapir ",
                   command.app->get_name(), " runs as one process, not on ", tapir::dist::size(),

@@ -2,6 +2,7 @@
 #include "tools/options.h"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <utility>
 
@@ -92,6 +93,34 @@ SplineGrid SplineGridOptions::grid() const {
   const bool linear =
       checked(flag + "-extrapolate", [&] { return parse_extrapolation(extrapolate); });
   return SplineGrid(knots, lo, hi, linear);
+}
+
+void make_numbers_strict(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    const std::string flag = option->get_name();
+    std::function<void(const std::string&)> check;
+    if (type == "INT")
+      check = [flag](const std::string& text) { parse_int64(text, flag); };
+    else if (type == "UINT")
+      check = [flag](const std::string& text) { parse_int64(text, flag, 0); };
+    else if (type == "FLOAT")
+      check = [flag](const std::string& text) { parse_double(text, flag); };
+    else
+      continue;
+    option->check(CLI::Validator(
+        [check, flag](std::string& text) -> std::string {
+          try {
+            check(text);
+          } catch (const Error& e) {
+            // CLI11 puts the flag in front again.
+            return std::string(e.what()).substr(flag.size() + 2);
+          }
+          return "";
+        },
+        "", "strict number"));
+  }
+  for (CLI::App* command : app.get_subcommands({})) make_numbers_strict(*command);
 }
 
 }  // namespace tapir

@@ -88,4 +88,13 @@ struct SplineGridOptions {
   SplineGrid grid() const;
 };
 
+// Makes every number option of `app` and its commands strict before CLI11
+// converts it: INT and UINT values are whole decimal integers that fit in 64
+// bits (UINT: not negative), FLOAT values finite decimal numbers; anything
+// else stops the command with one line naming the flag, e.g.
+//   --steps: expected an integer, got '99999999999999999999' (out of range)
+// (CLI11 alone saturates an integer that overflows and wraps a negative
+// unsigned one.) Call once every command is added.
+void make_numbers_strict(CLI::App& app);
+
 }  // namespace tapir

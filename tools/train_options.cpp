@@ -1,6 +1,9 @@
 #include "tools/train_options.h"
 
+#include <set>
+
 #include "base/error.h"
+#include "base/json.h"
 #include "optim/recommend.h"
 #include "tools/constraint_options.h"
 
@@ -182,20 +185,26 @@ void check_resume_flags(const CLI::App& cmd, const std::set<std::string>& allowe
 
 void set_task_options(const std::vector<std::string>& opts, const std::vector<std::string>& extras,
                       TaskOptions& into) {
+  std::set<std::string> given;  // each option once: a second value would silently win
+  const auto set = [&](const std::string& name, const std::string& value) {
+    TAPIR_CHECK(given.insert(name).second, "task option ", quoted(name),
+                " is given twice (as --opt name=value or --name value); give it once");
+    into.set(name, value);
+  };
   for (const std::string& kv : opts) {
     const size_t eq = kv.find('=');
-    TAPIR_CHECK(eq != std::string::npos && eq > 0, "--opt expects name=value, got '", kv, "'");
-    into.set(kv.substr(0, eq), kv.substr(eq + 1));
+    TAPIR_CHECK(eq != std::string::npos && eq > 0, "--opt expects name=value, got ", quoted(kv));
+    set(kv.substr(0, eq), kv.substr(eq + 1));
   }
   for (size_t i = 0; i < extras.size(); ++i) {
     const std::string& arg = extras[i];
-    TAPIR_CHECK(arg.rfind("--", 0) == 0 && arg.size() > 2, "unexpected argument '", arg, "'");
+    TAPIR_CHECK(arg.rfind("--", 0) == 0 && arg.size() > 2, "unexpected argument ", quoted(arg));
     const size_t eq = arg.find('=');
     if (eq != std::string::npos) {
-      into.set(arg.substr(2, eq - 2), arg.substr(eq + 1));
+      set(arg.substr(2, eq - 2), arg.substr(eq + 1));
     } else {
-      TAPIR_CHECK(i + 1 < extras.size(), "task option ", arg, " needs a value");
-      into.set(arg.substr(2), extras[++i]);
+      TAPIR_CHECK(i + 1 < extras.size(), "task option ", quoted(arg), " needs a value");
+      set(arg.substr(2), extras[++i]);
     }
   }
 }

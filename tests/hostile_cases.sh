@@ -1,0 +1,198 @@
+# The cases of tests/hostile.sh, by class: `refuse CLASS EXPECTED ARGS...`
+# (@ is tapir; $setup, when set, prepares the case's folder). Sourced by
+# hostile.sh, which runs each in a fresh copy of its fixtures.
+
+T=(--task modadd --opt p=23 --width 16 --heads 2 --layers 1 --steps 4 --threads 1 --quiet)
+
+# --- numbers: every number flag of train, and each command's own --------
+for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots warmup steps \
+  batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
+  for value in abc 1.5 99999999999999999999 "" 0x10 -99999999999999999999; do
+    refuse numbers "--$flag: expected" @ train "${T[@]}" "--$flag" "$value" --out new
+  done
+  refuse numbers "$flag|${flag//-/ }" @ train "${T[@]}" "--$flag" -1 --out new
+done
+for flag in lr weight-decay beta1 beta2 eps momentum min-lr-ratio clip stop-at init-std dual-lr \
+  beta; do
+  for value in abc nan inf -inf 1e999 ""; do
+    refuse numbers "--$flag: expected" @ train "${T[@]}" "--$flag" "$value" --out new
+  done
+  refuse numbers "$flag|${flag//-/ }" @ train "${T[@]}" "--$flag" -1 --out new
+done
+for value in -1 99999999999999999999 abc; do
+  refuse numbers "--seed" @ train "${T[@]}" --seed "$value" --out new
+  refuse numbers "--seeds" @ compare "${T[@]}" --seeds "$value" --out new
+  refuse numbers "models" @ search "${T[@]}" --models "$value" --out new
+  refuse numbers "--repeat" @ search "${T[@]}" --repeat "$value" --out new
+  refuse numbers "search-steps" @ transfer --tasks add,copy --search-steps "$value" --out new
+  refuse numbers "--limit" @ eval --checkpoint run --limit "$value"
+  refuse numbers "--batch" @ dump --checkpoint run --batch "$value" --out new.safetensors
+  refuse numbers "--repeats" @ robust --checkpoint run --repeats "$value" --svg none
+  refuse numbers "--degree" @ arch fit-poly search/arch.safetensors --range -4,4 --degree "$value" -o new.json
+done
+refuse numbers "--seeds" @ compare "${T[@]}" --seeds 0 --out new
+refuse numbers "--seeds" @ compare "${T[@]}" --seeds 1001 --out new
+refuse numbers "models" @ search "${T[@]}" --models 0 --out new
+refuse numbers "--threshold" @ compare "${T[@]}" --threshold 1.5 --out new
+refuse numbers "--threshold" @ compare "${T[@]}" --threshold nan --out new
+refuse numbers "--threshold" @ compare "${T[@]}" --threshold 0.5,0.5 --out new
+refuse numbers "gamma" @ robust --checkpoint run --gamma -1 --svg none
+refuse numbers "--gamma" @ robust --checkpoint run --gamma abc --svg none
+refuse numbers "--gamma" @ robust --checkpoint run --gamma 1,,2 --svg none
+refuse numbers "alpha" @ train "${T[@]}" --constraint descent --alpha -0.5 --out new
+refuse numbers "alpha" @ train "${T[@]}" --alpha 1 --out new
+refuse numbers "--alpha" @ train "${T[@]}" --constraint descent --alpha 0.1,abc --out new
+refuse numbers "--alpha" @ layers --checkpoint crun --alpha -1 --svg none
+refuse numbers "--spline-range" @ train "${T[@]}" --mlp-act spline --spline-range 5,-5 --out new
+refuse numbers "--spline-range" @ train "${T[@]}" --mlp-act spline --spline-range 0,1e999 --out new
+refuse numbers "--spline-range" @ train "${T[@]}" --mlp-act spline --spline-range 1 --out new
+refuse numbers "spline init" @ train "${T[@]}" --mlp-act spline --spline-init const:abc --out new
+refuse numbers "steps" @ train --resume run --steps 0
+refuse numbers "steps" @ train --resume run --steps -3
+refuse numbers "--steps" @ train --resume run --steps 99999999999999999999
+
+# --- environment --------------------------------------------------------
+for value in abc 0 -1 1.5 99999 99999999999999999999 ""; do
+  refuse environment "TAPIR_THREADS" env "TAPIR_THREADS=$value" @ train "${T[@]}" --out new
+done
+refuse environment "TAPIR_THREADS" env TAPIR_THREADS=abc @ tasks show modadd
+refuse environment "TAPIR_BLAS_CORETYPE" env TAPIR_BLAS_CORETYPE=Nonesuch @ train "${T[@]}" --out new
+
+# --- config files -------------------------------------------------------
+refuse config "not a regular file" @ train --config /dev/zero --out new
+refuse config "not a regular file" @ train --config run --out new
+refuse config "cannot read" @ train --config missing.toml --out new
+setup='printf "[train]\nsteps = 3\nlr = 1\nsteps = 4\n" >dup.toml'
+refuse config "given twice" @ train --config dup.toml --task modadd --out new
+setup='printf "[train]\nsteps = 3\n[train]\nsteps = 4\n" >dup.toml'
+refuse config "given twice" @ train --config dup.toml --task modadd --out new
+setup='printf "[train]\nlrr = 3\n" >bad.toml'
+refuse config "unknown key" @ train --config bad.toml --out new
+setup='printf "[trian]\nlr = 3\n" >bad.toml'
+refuse config "trian" @ train --config bad.toml --out new
+setup='printf "[train]\nsteps = abc\n" >bad.toml'
+refuse config "bad.toml" @ train --config bad.toml --task modadd --out new
+setup='printf "[train]\nsteps = 99999999999999999999\n" >bad.toml'
+refuse config "bad.toml" @ train --config bad.toml --task modadd --out new
+setup='printf "[train]\nlr = nan\n" >bad.toml'
+refuse config "bad.toml" @ train --config bad.toml --task modadd --out new
+setup='head -c 2000000 /dev/zero | tr "\0" "#" >big.toml'
+refuse config "at most 1 MiB" @ train --config big.toml --out new
+setup=""
+
+# --- names: tasks, options, variants, splits, choices ------------------
+refuse names "unknown task" @ train --task nope --out new
+refuse names "unknown task" @ train --task "" --out new
+refuse names "\\x1b" @ train --task $'mod\x1badd' --out new
+refuse names "\\x07" @ train "${T[@]}" --opt $'p\x07=3' --out new
+refuse names "option" @ train "${T[@]}" --opt nonesuch=3 --out new
+refuse names "--opt expects name=value" @ train "${T[@]}" --opt p --out new
+refuse names "p" @ train "${T[@]}" --opt p=abc --out new
+refuse names "p" @ train "${T[@]}" --opt p=1 --out new
+refuse names "p" @ train --task modadd --opt p=23 --opt p=29 --steps 4 --out new
+refuse names "mlp-act" @ train "${T[@]}" --mlp-act swish --out new
+refuse names "attn" @ train "${T[@]}" --attn nope --out new
+refuse names "pos" @ train "${T[@]}" --pos nope --out new
+refuse names "optimizer" @ train "${T[@]}" --optimizer lion --out new
+refuse names "schedule" @ train "${T[@]}" --schedule step --out new
+refuse names "constraint" @ train "${T[@]}" --constraint ascent --out new
+refuse names "device" @ train "${T[@]}" --device tpu --out new
+refuse names "spline-extrapolate" @ train "${T[@]}" --spline-extrapolate cubic --out new
+refuse names "variant" @ compare "${T[@]}" --variant "" --out new
+refuse names "variant" @ compare "${T[@]}" --variant bogus=1 --out new
+refuse names "variant" @ compare "${T[@]}" --variant baseline --variant baseline --out new
+refuse names "arch" @ compare "${T[@]}" --variant arch: --out new
+refuse names "tasks" @ transfer --tasks add,add --out new
+refuse names "unknown task" @ transfer --tasks add,nope --out new
+refuse names "tasks" @ transfer --tasks "" --out new
+refuse names "task-opt" @ transfer --tasks add,copy --task-opt nope:x=1 --out new
+refuse names "task-opt" @ transfer --tasks add,copy --task-opt add:digits=2 --task-opt add:digits=3 --out new
+refuse names "split" @ eval --checkpoint run --split nope
+refuse names "split" @ dump --checkpoint run --split nope --out new.safetensors
+refuse names "split" @ layers --checkpoint run --split nope --svg none
+refuse names "noise" @ robust --checkpoint run --noise loud --svg none
+refuse names "unknown task" @ tasks show nope
+refuse names "unexpected argument" @ eval --checkpoint run --bogus
+refuse names "unexpected" @ report run extra
+RC=(robust-compare "${T[@]}" --constraint descent --seeds 1)
+refuse names "arm-name" @ "${RC[@]}" --arm-name "" --out new
+refuse names "arm-name" @ "${RC[@]}" --arm-name ../up --out new
+refuse names "arm-name" @ "${RC[@]}" --arm-name erm --out new
+refuse names "noise" @ "${RC[@]}" --noise loud --out new
+refuse names "split" @ "${RC[@]}" --split nope --out new
+
+# --- input files: missing, empty, garbage, cut short, of another kind ---
+for file in missing.safetensors empty.safetensors garbage.safetensors truncated.safetensors \
+  poly.json user; do
+  refuse files "$file" @ eval --checkpoint "$file"
+  refuse files "$file" @ layers --checkpoint "$file" --svg none
+  refuse files "$file" @ robust --checkpoint "$file" --svg none
+  refuse files "$file" @ dump --checkpoint "$file" --out new.safetensors
+  refuse files "$file" @ train "${T[@]}" --mlp-act spline --arch "$file" --out new
+  refuse files "$file" @ compare "${T[@]}" --arch-file "$file" --out new
+  refuse files "$file" @ plot arch "$file" -o new.svg
+  refuse files "$file" @ arch fit-poly "$file" --range -4,4 --degree 3 -o new.json
+done
+for file in missing.json bad.json garbage.safetensors run/config.json; do
+  refuse files "$file" @ train "${T[@]}" --mlp-poly "$file" --out new
+done
+refuse files "user/" @ report user
+refuse files "report" @ report missing
+setup='echo "{not json" >run/config.json'
+refuse files "config.json" @ report run
+refuse files "config.json" @ eval --checkpoint run
+refuse files "config.json" @ train --resume run --steps 8
+setup='echo "[]" >run/config.json'
+refuse files "config.json" @ report run
+refuse files "config.json" @ train --resume run --steps 8
+setup='echo "{\"steps\": \"many\"}" >run/config.json'
+refuse files "config.json" @ train --resume run --steps 8
+setup='rm run/resume.safetensors'
+refuse files "resume" @ train --resume run --steps 8
+setup='cp garbage.safetensors run/resume.safetensors'
+refuse files "resume.safetensors" @ train --resume run --steps 8
+setup='cp truncated.safetensors run/resume.safetensors'
+refuse files "resume.safetensors" @ train --resume run --steps 8
+setup='cp srun/resume.safetensors run/resume.safetensors'
+refuse files "resume.safetensors" @ train --resume run --steps 8
+setup='printf "{\"step\": 1, \"split\"\n" >>run/metrics.jsonl; printf "garbage\n" >>run/metrics.jsonl'
+refuse files "metrics.jsonl" @ train --resume run --steps 8
+setup='cp garbage.safetensors search/resume.safetensors'
+refuse files "resume.safetensors" @ search --resume search
+setup='echo "{" >search/search.json'
+refuse files "search.json" @ search --resume search
+setup='echo "{" >cmp/compare.json'
+refuse files "compare.json" @ report cmp
+setup=""
+refuse files "train needs --out" @ train "${T[@]}"
+refuse files "resume" @ train --resume missing --steps 8
+refuse files "resume" @ train --resume user --steps 8
+refuse files "search.json" @ search --resume user
+refuse files "resume" @ search --resume missing
+
+# --- outputs: folders and files tapir does not own ---------------------
+refuse outputs "already exists" @ train "${T[@]}" --out run
+refuse outputs "already exists" @ train "${T[@]}" --out user
+refuse outputs "already exists" @ search "${T[@]}" --out search
+refuse outputs "user" @ train "${T[@]}" --out user --force
+refuse outputs "user" @ search "${T[@]}" --out user --force
+refuse outputs "user" @ compare "${T[@]}" --out user
+refuse outputs "user" @ "${RC[@]}" --out user
+refuse outputs "user" @ transfer --tasks add,copy --out user
+refuse outputs "notes.txt" @ train "${T[@]}" --out user/notes.txt
+refuse outputs "notes.txt" @ compare "${T[@]}" --out user/notes.txt
+refuse outputs "checkpoint" @ dump --checkpoint run --out run/checkpoint.safetensors
+refuse outputs "arch.safetensors" @ arch fit-poly search/arch.safetensors --range -4,4 --degree 3 -o search/arch.safetensors
+refuse outputs "poly.json" @ train "${T[@]}" --mlp-poly poly.json --out poly.json
+refuse outputs "config.json" @ report run -o run/config.json
+setup='ln -s ../user/notes.txt run/.lock.tmp && rm run/.lock && ln -s ../user/notes.txt run/.lock'
+refuse outputs ".lock" @ train --resume run --steps 8
+setup='ln -s /nonexistent/place newlink'
+refuse outputs "newlink" @ train "${T[@]}" --out newlink
+setup='ln -s user/notes.txt link.svg'
+refuse outputs "link.svg" @ plot arch search/arch.safetensors -o link.svg
+setup='ln -s user/notes.txt link.json'
+refuse outputs "link.json" @ arch fit-poly search/arch.safetensors --range -4,4 --degree 3 -o link.json
+setup='ln -s user/notes.txt link.safetensors'
+refuse outputs "link.safetensors" @ dump --checkpoint run --out link.safetensors
+setup=""
