@@ -1,12 +1,16 @@
 // Damaging resume files on purpose, for the tests of what a resume refuses
 // (test_run_safety.cpp, test_search_resume.cpp).
 #pragma once
+#include <doctest/doctest.h>
+
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "base/file_io.h"
 #include "base/folder_lock.h"
 #include "engine/safetensors.h"
@@ -72,6 +76,31 @@ inline std::map<std::string, std::string> files_below(const std::string& dir) {
     if (e.is_regular_file() && e.path().filename() != FolderLock::kFile)
       out[fs::relative(e.path(), dir).string()] = read_file(e.path().string());
   return out;
+}
+
+// A way to damage DIR/resume.safetensors, and the message (after the
+// file's path and ": ") that a resume must refuse it with.
+struct Damage {
+  std::function<void()> apply;
+  std::string message;
+};
+
+// For each damage: the intact file put back, the damage applied, then
+// `resume` must throw exactly "DIR/resume.safetensors: <message>" and leave
+// every file below DIR as it was. The intact file is put back at the end.
+inline void check_refused(const std::string& dir, const std::vector<Damage>& damages,
+                          const std::function<void()>& resume) {
+  const std::string path = dir + "/resume.safetensors";
+  const std::string good = read_file(path);
+  for (const Damage& d : damages) {
+    CAPTURE(d.message);
+    write_file_atomic(path, good);
+    d.apply();
+    const std::map<std::string, std::string> before = files_below(dir);
+    CHECK_THROWS_WITH_AS(resume(), (path + ": " + d.message).c_str(), Error);
+    CHECK(files_below(dir) == before);
+  }
+  write_file_atomic(path, good);
 }
 
 }  // namespace tapir::testing
