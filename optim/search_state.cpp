@@ -93,6 +93,11 @@ void Search::add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes,
 void Search::restore_state(const SafeTensorsFile& file, const std::string& path) {
   ResumeClock clock;
   read_resume_state(file, path, "", shared_parameters(), functions_->optimizer(), nullptr, clock);
+  // Model 0 starts at step 0 and each of its generations where the last
+  // ended, so some model is active, and the functions updated, at every step.
+  TAPIR_CHECK(functions_->optimizer().steps() == clock.step, path,
+              ": metadata 'optimizer_steps' is ", functions_->optimizer().steps(), ", expected ",
+              clock.step, " (the shared functions are updated once per search step)");
   step_ = clock.step;
   wall_offset_ = clock.wall_s;
   outcome_.untrained_accuracy = metadata_accuracy(file, path, "untrained_accuracy");

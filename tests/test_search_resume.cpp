@@ -211,6 +211,9 @@ TEST_CASE("a search resume file with a state no search reaches is refused, nothi
            "metadata 'model-0/step')"},
           {[&] { testing::rewrite_resume(dir, "optimizer_steps", "5"); },
            "metadata 'optimizer_steps' is 5, more than the 4 steps of metadata 'step'"},
+          {[&] { testing::rewrite_resume(dir, "optimizer_steps", "3"); },
+           "metadata 'optimizer_steps' is 3, expected 4 (the shared functions are updated once "
+           "per search step)"},
           {[&] { testing::edit_resume_tensor<float>(dir, v, [](auto& x) { x[3] = -0.25f; }); },
            "optimizer state '" + v + "' holds -0.25 at element 3, expected a second moment >= 0"},
       },
