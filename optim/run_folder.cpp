@@ -257,6 +257,11 @@ void read_resume_state(const SafeTensorsFile& file, const std::string& path,
       for (int64_t i = 0; s.non_negative && i < s.tensor.numel(); ++i)
         TAPIR_CHECK(values[i] >= 0, path, ": optimizer state '", name, "' holds ", values[i],
                     " at element ", i, ", expected a second moment >= 0");
+      // The state starts at 0 and only an update changes it.
+      for (int64_t i = 0; optimizer_steps == 0 && i < s.tensor.numel(); ++i)
+        TAPIR_CHECK(values[i] == 0, path, ": optimizer state '", name, "' holds ", values[i],
+                    " at element ", i, ", expected 0 before the first update (metadata '", prefix,
+                    "optimizer_steps' is 0)");
     }
     write_bytes(s.tensor, v.data);
   }

@@ -189,6 +189,9 @@ TEST_CASE("a search resume file with a state no search reaches is refused, nothi
   run_until(dir, 4);
   const std::string v = testing::resume_tensor_named(dir, "model-0/optim.adam.v.");
   REQUIRE(!v.empty());
+  // Model 2 starts at step 5: no update yet.
+  const std::string m = testing::resume_tensor_named(dir, "model-2/optim.adam.m.");
+  REQUIRE(!m.empty());
   testing::check_refused(
       dir,
       {
@@ -216,6 +219,10 @@ TEST_CASE("a search resume file with a state no search reaches is refused, nothi
            "per search step)"},
           {[&] { testing::edit_resume_tensor<float>(dir, v, [](auto& x) { x[3] = -0.25f; }); },
            "optimizer state '" + v + "' holds -0.25 at element 3, expected a second moment >= 0"},
+          {[&] { testing::edit_resume_tensor<float>(dir, m, [](auto& x) { x[1] = 0.5f; }); },
+           "optimizer state '" + m +
+               "' holds 0.5 at element 1, expected 0 before the first update (metadata "
+               "'model-2/optimizer_steps' is 0)"},
       },
       [&] { Search::resume(dir); });
   CHECK_NOTHROW(Search::resume(dir));  // the intact file still resumes
