@@ -1,6 +1,7 @@
 #include "nn/architecture.h"
 
 #include <cstring>
+#include <set>
 
 #include "base/json_fields.h"
 #include "engine/safetensors.h"
@@ -136,15 +137,34 @@ static Architecture read_architecture(const std::string& path) {
     a.attn_spline = d.attn.spline;
     a.attn_spline.validate("attention spline of " + path);
     a.score_per_head = d.attn.per_head;
+    TAPIR_CHECK(!a.score_per_head || a.attn == AttentionKind::score_spline, path,
+                ": metadata 'arch': per_head is true for kernel '", kernel,
+                "', expected it only with score-spline");
   }
+  std::set<std::string> names, places;
   for (const FunctionDescription& e : d.functions) {
     Architecture::Function f{e.name, e.slot, e.layer, e.rows, {}};
-    TAPIR_CHECK(f.rows == 1 || f.rows == a.heads, path, ": function ", tapir::quoted(f.name),
-                " has ", f.rows, " rows, expected 1 or the heads (", a.heads, ")");
     TAPIR_CHECK((f.slot == "mlp" && a.mlp_learned) ||
                     (f.slot == "attn" && a.attn != AttentionKind::softmax),
                 path, ": function '", f.name, "' is in slot '", f.slot,
                 "', which the architecture does not learn");
+    TAPIR_CHECK(names.insert(f.name).second, path, ": function '", f.name,
+                "' is described twice, expected each name once");
+    // The layout the model builds (nn/transformer.cpp): a shared function
+    // serves every block (layer -1), a per-layer one its own block; only
+    // per-head score splines have a row per head.
+    const bool shared = a.spline_of(f).scope == SplineScope::shared;
+    TAPIR_CHECK(shared ? f.layer == -1 : f.layer >= 0 && f.layer < a.layers, path, ": function '",
+                f.name, "' is for layer ", f.layer, ", expected ",
+                shared ? "-1 (its " + f.slot + " spline is shared)"
+                       : "0 to " + std::to_string(a.layers - 1) + " (its " + f.slot +
+                             " spline is per layer, " + std::to_string(a.layers) + " layers)");
+    TAPIR_CHECK(places.insert(f.slot + "/" + std::to_string(f.layer)).second, path, ": function '",
+                f.name, "' is a second ", f.slot, " function for layer ", f.layer);
+    const int64_t rows = f.slot == "attn" && a.score_per_head ? a.heads : 1;
+    TAPIR_CHECK(f.rows == rows, path, ": function ", tapir::quoted(f.name), " has ", f.rows,
+                " rows, expected ", rows,
+                rows == 1 ? "" : " (per-head score splines, " + std::to_string(rows) + " heads)");
     const SafeTensorView& v = file.at(f.name);
     const int64_t knots = a.spline_of(f).grid.knots();
     // One row is written as [knots], several as [rows, knots].
@@ -159,6 +179,21 @@ static Architecture read_architecture(const std::string& path) {
   }
   TAPIR_CHECK(file.tensors().size() == a.functions.size(), path, ": holds ", file.tensors().size(),
               " tensors but describes ", a.functions.size(), " functions");
+  // Every function of a learned slot: one when shared, one per layer.
+  for (const char* slot : {"mlp", "attn"}) {
+    const bool learned =
+        slot == std::string("mlp") ? a.mlp_learned : a.attn != AttentionKind::softmax;
+    if (!learned) continue;
+    const SplineConfig& spline = slot == std::string("mlp") ? a.mlp_spline : a.attn_spline;
+    const int64_t expected = spline.scope == SplineScope::shared ? 1 : a.layers;
+    int64_t count = 0;
+    for (const Architecture::Function& f : a.functions) count += f.slot == slot;
+    TAPIR_CHECK(count == expected, path, ": describes ", count, " ", slot, " functions, expected ",
+                expected,
+                spline.scope == SplineScope::shared
+                    ? " (shared)"
+                    : " (one per layer, " + std::to_string(a.layers) + " layers)");
+  }
   return a;
 }
 
@@ -205,7 +240,18 @@ void load_architecture_values(const Architecture& arch, Transformer& model, bool
     const Architecture::Function* source = nullptr;
     for (const Architecture::Function& a : arch.functions)
       if (a.name == p.name) source = &a;
-    if (!source) continue;  // a slot the architecture leaves to the model
+    const bool slot_learned =
+        f.slot == "mlp" ? arch.mlp_learned : arch.attn != AttentionKind::softmax;
+    if (!slot_learned) continue;  // a slot the architecture leaves to the model
+    // Left out, the model's function would keep its initial values unnoticed.
+    TAPIR_CHECK(source != nullptr, label, ": has no function '", p.name, "' (", f.slot,
+                f.layer < 0 ? " shared" : " layer " + std::to_string(f.layer),
+                "), which the model learns");
+    TAPIR_CHECK(
+        source->slot == f.slot && source->layer == f.layer && source->rows == f.spline->rows(),
+        label, ": function '", p.name, "' is for ", source->slot, " layer ", source->layer,
+        " with ", source->rows, " rows, expected ", f.slot, " layer ", f.layer, " with ",
+        f.spline->rows(), " rows as in the model");
     TAPIR_CHECK(int64_t(source->values.size()) == p.tensor().numel(), label, ": function '", p.name,
                 "' has ", source->values.size(), " values, the model ", p.tensor().numel());
     write_bytes(p.tensor(), source->values.data());

@@ -39,6 +39,11 @@ double PolyFunction::operator()(double x) const {
 void PolyFunction::validate(const std::string& what) const {
   TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi, what,
               ": the range needs finite lo < hi, got [", lo, ", ", hi, "]");
+  // The map onto t divides by hi - lo: a width that overflows, or one so
+  // small that 2 / (hi - lo) does, gives no usable t.
+  TAPIR_CHECK(std::isfinite(hi - lo) && std::isfinite(2.0 / (hi - lo)), what, ": the range [", lo,
+              ", ", hi, "] is too ", std::isfinite(hi - lo) ? "narrow" : "wide",
+              " to map onto [-1, 1]");
   TAPIR_CHECK(!coefficients.empty() && degree() <= kMaxDegree, what, ": expected 1 to ",
               kMaxDegree + 1, " coefficients, got ", coefficients.size());
   for (double c : coefficients)
@@ -114,12 +119,22 @@ PolyFile load_poly_file(const std::string& path) {
     fields_from_json(j, file);
     TAPIR_CHECK(file.format == PolyFile::kFormat, "format is '", file.format, "', expected '",
                 PolyFile::kFormat, "'");
+    TAPIR_CHECK(file.degree >= 0 && file.degree <= kMaxDegree, "degree ", file.degree,
+                ": expected 0 to ", kMaxDegree);
     const auto n = static_cast<int64_t>(file.functions.size());
-    TAPIR_CHECK(n > 0, "no functions");
+    // One per block at most, and a model has at most 256 (nn/transformer.h).
+    TAPIR_CHECK(n > 0 && n <= 256, "expected 1 to 256 functions (one per block), got ", n);
     const bool shared = n == 1 && file.functions.front().poly.layer == -1;
     for (int64_t k = 0; k < n; ++k) {
       const PolyFunction& f = file.functions[size_t(k)].poly;
       f.validate("function " + std::to_string(k));
+      TAPIR_CHECK(f.degree() == file.degree, "function ", k, " has ", f.coefficients.size(),
+                  " coefficients, expected ", file.degree + 1, " for degree ", file.degree);
+      const FitError& error = file.functions[size_t(k)].error;
+      TAPIR_CHECK(std::isfinite(error.max_abs) && error.max_abs >= 0 && std::isfinite(error.rms) &&
+                      error.rms >= 0,
+                  "function ", k, ": max_abs_error ", error.max_abs, " and rms_error ", error.rms,
+                  ", expected finite errors >= 0");
       TAPIR_CHECK(f.layer == (shared ? -1 : k), "function ", k, " is for layer ", f.layer,
                   ", expected ", shared ? -1 : k,
                   " (one polynomial for every block, or one per block in order)");

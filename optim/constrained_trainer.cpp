@@ -1,10 +1,11 @@
 #include "optim/constrained_trainer.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "autograd/ops.h"
-#include "base/parse.h"
 #include "optim/batch.h"
+#include "optim/run_folder.h"
 #include "optim/task_loss.h"
 
 namespace tapir {
@@ -48,11 +49,18 @@ Json as_array(const std::vector<double>& v) {
   return mean_array(v, 1);
 }
 
-void read_f64(const SafeTensorsFile& file, const std::string& name, std::vector<double>& out) {
+// One f64 value per layer; `non_negative` for the multipliers and slacks,
+// which the dual and slack steps keep at or above 0.
+void read_f64(const SafeTensorsFile& file, const std::string& name, std::vector<double>& out,
+              bool non_negative) {
   const SafeTensorView& v = file.at(name);
-  TAPIR_CHECK(v.dtype == DType::f64 && v.nbytes == out.size() * sizeof(double), "resume file: '",
-              name, "' should hold ", out.size(), " f64 values");
+  TAPIR_CHECK(v.dtype == DType::f64 && v.nbytes == out.size() * sizeof(double), file.label(),
+              ": tensor '", name, "' should hold ", out.size(), " f64 values");
   std::memcpy(out.data(), v.data, v.nbytes);
+  for (size_t l = 0; l < out.size(); ++l)
+    TAPIR_CHECK(std::isfinite(out[l]) && (!non_negative || out[l] >= 0), file.label(), ": tensor '",
+                name, "' holds ", out[l], " at element ", l, ", expected ",
+                non_negative ? "a finite value >= 0" : "a finite value");
 }
 
 }  // namespace
@@ -131,14 +139,22 @@ void ConstrainedTrainer::save_state(std::vector<SafeTensorWrite>& tensors, Metad
 }
 
 void ConstrainedTrainer::load_state(const SafeTensorsFile& file) {
-  read_f64(file, "constraint.lambda", lambda_);
-  if (cc_.resilient) read_f64(file, "constraint.slack", slack_);
-  read_f64(file, "constraint.pending_s", pending_s_);
-  const SafeTensorView& rng = file.at("constraint.dual_rng");
-  dual_rng_.set_state(RngState::from_words(reinterpret_cast<const int32_t*>(rng.data),
-                                           rng.nbytes / sizeof(int32_t)));
-  pending_steps_ = parse_int64(file.metadata_value("constraint_pending_steps", "0"),
-                               file.label() + ": metadata 'constraint_pending_steps'", 0);
+  const std::string& path = file.label();
+  read_f64(file, "constraint.lambda", lambda_, /*non_negative=*/true);
+  if (cc_.resilient) read_f64(file, "constraint.slack", slack_, /*non_negative=*/true);
+  read_f64(file, "constraint.pending_s", pending_s_, /*non_negative=*/false);
+  read_rng_state(file, path, "constraint.dual_rng", dual_rng_);
+  pending_steps_ = metadata_count(file, path, "constraint_pending_steps");
+  // after_step counts the steps since the last dual step only when the dual
+  // step uses the training batches, and starts again at every dual step.
+  const int64_t expected = cc_.dual_batch == 0 ? step_ % cc_.dual_every : 0;
+  TAPIR_CHECK(
+      pending_steps_ == expected, path, ": metadata 'constraint_pending_steps' is ", pending_steps_,
+      ", expected ", expected, " at step ", step_, " (dual step every ", cc_.dual_every,
+      cc_.dual_batch == 0 ? " steps, on the training batches)" : " steps, on batches of its own)");
+  for (size_t l = 0; expected == 0 && l < pending_s_.size(); ++l)
+    TAPIR_CHECK(pending_s_[l] == 0, path, ": tensor 'constraint.pending_s' holds ", pending_s_[l],
+                " at element ", l, ", expected 0 with no pending steps");
 }
 
 void ConstrainedTrainer::add_metrics(Json& line) const {

@@ -119,7 +119,7 @@ std::vector<StateTensor> Adam::state_tensors() {
   std::vector<StateTensor> out;
   for (size_t i = 0; i < m_.size(); ++i) {
     out.push_back({"adam.m." + params()[i]->name, m_[i].view()});
-    out.push_back({"adam.v." + params()[i]->name, v_[i].view()});
+    out.push_back({"adam.v." + params()[i]->name, v_[i].view(), /*non_negative=*/true});
   }
   return out;
 }

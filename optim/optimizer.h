@@ -43,6 +43,9 @@ struct Names<OptimizerKind> {
 struct StateTensor {
   std::string name;
   Tensor tensor;
+  // Whether every value is >= 0 in any state a run can reach (Adam's second
+  // moment); a resume file holding a negative one is refused.
+  bool non_negative = false;
 };
 
 class Optimizer {

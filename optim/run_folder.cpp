@@ -162,8 +162,13 @@ void read_rng_state(const SafeTensorsFile& file, const std::string& path, const 
   TAPIR_CHECK(v.dtype == DType::i32, path, ": tensor '", name, "' is ", dtype_name(v.dtype),
               ", expected I32");
   try {
-    rng.set_state(
-        RngState::from_words(reinterpret_cast<const int32_t*>(v.data), v.nbytes / sizeof(int32_t)));
+    const RngState state =
+        RngState::from_words(reinterpret_cast<const int32_t*>(v.data), v.nbytes / sizeof(int32_t));
+    // A state of another seed or stream would continue another run's numbers.
+    TAPIR_CHECK(state.seed == rng.seed() && state.stream == rng.stream(), "the state of seed ",
+                state.seed, " stream ", state.stream, ", expected seed ", rng.seed(), " stream ",
+                rng.stream(), " (from the config)");
+    rng.set_state(state);
   } catch (const Error& e) {
     fail(path, ": tensor '", name, "': ", e.what());  // the RNG's own checks know no file
   }
@@ -234,6 +239,10 @@ void read_resume_state(const SafeTensorsFile& file, const std::string& path,
   clock.step = metadata_count(file, path, prefix + "step");
   const int64_t optimizer_steps = metadata_count(file, path, prefix + "optimizer_steps");
   clock.wall_s = metadata_seconds(file, path, prefix + "wall_s");
+  // At most one update per step (a Trainer makes exactly one, and checks it).
+  TAPIR_CHECK(optimizer_steps <= clock.step, path, ": metadata '", prefix, "optimizer_steps' is ",
+              optimizer_steps, ", more than the ", clock.step, " steps of metadata '", prefix,
+              "step'");
   load_parameters(file, params, path, prefix + "param.");
   for (const StateTensor& s : optimizer.state_tensors()) {
     const std::string name = prefix + "optim." + s.name;
@@ -242,9 +251,18 @@ void read_resume_state(const SafeTensorsFile& file, const std::string& path,
                 ": optimizer state '", name, "' is ", dtype_name(v.dtype), " ",
                 Shape(v.shape).str(), ", expected ", dtype_name(s.tensor.dtype()), " ",
                 s.tensor.shape().str());
-    if (v.dtype == DType::f32)
-      check_finite(reinterpret_cast<const float*>(v.data), s.tensor.numel(), path,
-                   "optimizer state '" + name + "'");
+    if (v.dtype == DType::f32) {
+      const auto* values = reinterpret_cast<const float*>(v.data);
+      check_finite(values, s.tensor.numel(), path, "optimizer state '" + name + "'");
+      for (int64_t i = 0; s.non_negative && i < s.tensor.numel(); ++i)
+        TAPIR_CHECK(values[i] >= 0, path, ": optimizer state '", name, "' holds ", values[i],
+                    " at element ", i, ", expected a second moment >= 0");
+      // The state starts at 0 and only an update changes it.
+      for (int64_t i = 0; optimizer_steps == 0 && i < s.tensor.numel(); ++i)
+        TAPIR_CHECK(values[i] == 0, path, ": optimizer state '", name, "' holds ", values[i],
+                    " at element ", i, ", expected 0 before the first update (metadata '", prefix,
+                    "optimizer_steps' is 0)");
+    }
     write_bytes(s.tensor, v.data);
   }
   if (data_rng) read_rng_state(file, path, prefix + "data_rng", *data_rng);

@@ -94,6 +94,8 @@ class RunFolder {
 };
 
 // An RNG's state as the I32 tensor `name`, and back (errors name `path`).
+// `rng` must already be on the seed and stream the config gives it: a state
+// of another seed or stream is refused.
 void add_rng_state(const std::string& name, const Rng& rng, HostBytes& host,
                    std::vector<SafeTensorWrite>& writes);
 void read_rng_state(const SafeTensorsFile& file, const std::string& path, const std::string& name,
@@ -110,6 +112,8 @@ void add_resume_state(const std::string& prefix, const std::vector<Parameter*>& 
                       std::vector<SafeTensorWrite>& writes, Metadata& meta);
 // Reads what add_resume_state wrote under `prefix` back, checking every
 // counter, shape and value (errors name `path`); nothing on disk changes.
+// The optimizer may not have made more updates than the loop took steps,
+// and a second moment may not be negative.
 void read_resume_state(const SafeTensorsFile& file, const std::string& path,
                        const std::string& prefix, const std::vector<Parameter*>& params,
                        Optimizer& optimizer, Rng* data_rng, ResumeClock& clock);

@@ -167,7 +167,9 @@ class Search {
   // The resume file's tensors and metadata (their data lives in host).
   void add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta) const;
   void restore_state(const SafeTensorsFile& file, const std::string& path);
-  void check_member_schedule(int m, const std::string& path) const;
+  // Before model m's state is read: its start, generation and step (from
+  // the file's metadata) must be the ones the schedule gives at step_.
+  void check_member_schedule(int m, const SafeTensorsFile& file, const std::string& path) const;
   void save_state();  // every rank calls it (over_ranks)
   // Cuts the logs, model folders and snapshots back to step_.
   void truncate_to_step();

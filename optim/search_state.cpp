@@ -93,6 +93,11 @@ void Search::add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes,
 void Search::restore_state(const SafeTensorsFile& file, const std::string& path) {
   ResumeClock clock;
   read_resume_state(file, path, "", shared_parameters(), functions_->optimizer(), nullptr, clock);
+  // Model 0 starts at step 0 and each of its generations where the last
+  // ended, so some model is active, and the functions updated, at every step.
+  TAPIR_CHECK(functions_->optimizer().steps() == clock.step, path,
+              ": metadata 'optimizer_steps' is ", functions_->optimizer().steps(), ", expected ",
+              clock.step, " (the shared functions are updated once per search step)");
   step_ = clock.step;
   wall_offset_ = clock.wall_s;
   outcome_.untrained_accuracy = metadata_accuracy(file, path, "untrained_accuracy");
@@ -102,8 +107,8 @@ void Search::restore_state(const SafeTensorsFile& file, const std::string& path)
                                  ? -1
                                  : metadata_accuracy(file, path, "model0_accuracy");
   for (int m = 0; m < config_.models; ++m) {
+    check_member_schedule(m, file, path);
     restore_member_state(m, file, path);
-    check_member_schedule(m, path);
   }
   // Nothing else: a tensor this search does not save is damage.
   HostBytes host;
@@ -115,7 +120,8 @@ void Search::restore_state(const SafeTensorsFile& file, const std::string& path)
   reject_unknown_tensors(file, path, known, "this search's state");
 }
 
-void Search::check_member_schedule(int m, const std::string& path) const {
+void Search::check_member_schedule(int m, const SafeTensorsFile& file,
+                                   const std::string& path) const {
   const Member& member = members_[static_cast<size_t>(m)];
   const std::string prefix = member_prefix(m);
   // The schedule of starts and restarts follows from the config (every
@@ -129,9 +135,9 @@ void Search::check_member_schedule(int m, const std::string& path) const {
               ": metadata '", prefix, "start' is ", member.start, ", expected ", start,
               " for generation ", member.generation);
   const int64_t expected = member_steps(m);
-  TAPIR_CHECK(member.trainer->step() == expected, path, ": metadata '", prefix, "step' is ",
-              member.trainer->step(), ", expected ", expected, " (search step ", step_,
-              ", model start ", member.start, ")");
+  const int64_t steps = metadata_count(file, path, prefix + "step");
+  TAPIR_CHECK(steps == expected, path, ": metadata '", prefix, "step' is ", steps, ", expected ",
+              expected, " (search step ", step_, ", model start ", member.start, ")");
 }
 
 void Search::save_state() {

@@ -40,6 +40,15 @@ std::string first_non_finite_grad(const std::vector<Parameter*>& params) {
   return "";
 }
 
+// Every training step makes exactly one optimizer update (constraints and
+// data parallelism included), so the saved counts must agree.
+void check_optimizer_steps(const Optimizer& optimizer, int64_t step, const std::string& path,
+                           const std::string& prefix) {
+  TAPIR_CHECK(optimizer.steps() == step, path, ": metadata '", prefix, "optimizer_steps' is ",
+              optimizer.steps(), ", expected ", step,
+              " (one optimizer update per step of metadata '", prefix, "step')");
+}
+
 }  // namespace
 
 void Trainer::start_fresh(bool force) {
@@ -172,6 +181,7 @@ void Trainer::restore_state(const SafeTensorsFile& file, const std::string& path
                             const std::string& prefix) {
   ResumeClock clock;
   read_resume_state(file, path, prefix, params_, *optimizer_, &data_rng_, clock);
+  check_optimizer_steps(*optimizer_, clock.step, path, prefix);
   step_ = clock.step;
   saved_step_ = clock.step;
   wall_offset_ = clock.wall_s;
@@ -206,6 +216,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
               " is beyond the run's end (", saved_steps, " steps in config.json)");
   TAPIR_CHECK(steps <= 0 || steps >= clock.step, "--steps ", steps, " is below step ", clock.step,
               " that ", dir, " has reached; a run can only be extended");
+  check_optimizer_steps(*trainer->optimizer_, clock.step, resume_path, "");
   trainer->step_ = clock.step;
   trainer->saved_step_ = clock.step;
   trainer->wall_offset_ = clock.wall_s;

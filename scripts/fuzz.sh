@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh all SECONDS     every harness in turn, SECONDS each
 #   scripts/fuzz.sh merge NAME      adds to tests/fuzz/corpus/NAME/ the inputs of
 #                                   the last run that reach new code
-# NAME: safetensors, json, arch, resume or config. Builds the fuzz preset
+# NAME: safetensors, json, arch, resume, constrained_resume, search_resume,
+# config or poly. Builds the fuzz preset
 # (clang, TAPIR_FUZZ=ON: ASan + UBSan, CPU only) in build/fuzz, copies the
 # committed corpus to build/fuzz/corpus/NAME/ (where libFuzzer adds what it
 # finds) and runs one libFuzzer process on it. Crashes, leaks, timeouts and
@@ -13,7 +14,7 @@
 # has the details.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-names=(safetensors json arch resume search_resume config)
+names=(safetensors json arch resume constrained_resume search_resume config poly)
 usage() {
   echo "usage: scripts/fuzz.sh NAME|all SECONDS  or  scripts/fuzz.sh merge NAME" >&2
   echo "  NAME: ${names[*]}" >&2

@@ -162,6 +162,89 @@ TEST_CASE("an architecture file's description is read strictly, naming the file 
         bad + ": metadata 'arch': key 'heads': expected 1 to 65536, got 1048576");
 }
 
+TEST_CASE("an architecture file that contradicts itself or the model is refused, naming both") {
+  TempDir dir;
+  // Per-layer MLP functions for 2 layers, a shared per-head score kernel.
+  Transformer source(learned_config());
+  scribble(source);
+  const std::string good = dir.file("arch.safetensors");
+  save_architecture(good, architecture_of(source));
+  const SafeTensorsFile file = SafeTensorsFile::load(good);
+  const std::string bad = dir.file("bad.safetensors");
+  // The error loading the file with its description changed by `edit` and
+  // without the tensor `drop` (and its entry in `functions`).
+  const auto load_error = [&](auto&& edit, const std::string& drop = "") {
+    Json arch = parse_json(file.metadata_value("arch"));
+    Json functions = Json::array();
+    for (const Json& f : arch.at("functions").as_array())
+      if (f.at("name").as_string() != drop) functions.push_back(f);
+    arch.set("functions", functions);
+    edit(arch);
+    std::vector<SafeTensorWrite> tensors;
+    for (const SafeTensorView& v : file.tensors())
+      if (v.name != drop) tensors.push_back({v.name, v.dtype, v.shape, v.data});
+    save_safetensors(bad, tensors, {{"format", "tapir.arch.v1"}, {"arch", to_json(arch)}});
+    return test_support::error_of([&] { load_architecture(bad); });
+  };
+  // Sets key of function k of the description.
+  const auto set_function = [](Json& a, size_t k, const std::string& key, Json value) {
+    Json functions = a.at("functions");
+    functions.as_array()[k].set(key, std::move(value));
+    a.set("functions", functions);
+  };
+  CHECK(load_error([](Json&) {}) == "");
+  CHECK(load_error([&](Json& a) { set_function(a, 1, "name", "blocks.0.mlp.act.values"); }) ==
+        bad + ": function 'blocks.0.mlp.act.values' is described twice, expected each name once");
+  CHECK(load_error([&](Json& a) { set_function(a, 1, "layer", 2); }) ==
+        bad +
+            ": function 'blocks.1.mlp.act.values' is for layer 2, expected 0 to 1 (its mlp "
+            "spline is per layer, 2 layers)");
+  CHECK(load_error([&](Json& a) { set_function(a, 1, "layer", 0); }) ==
+        bad + ": function 'blocks.1.mlp.act.values' is a second mlp function for layer 0");
+  CHECK(load_error([&](Json& a) { set_function(a, 2, "layer", 0); }) ==
+        bad +
+            ": function 'attn_kernel.values' is for layer 0, expected -1 (its attn spline is "
+            "shared)");
+  CHECK(load_error([&](Json& a) { set_function(a, 2, "rows", 1); }) ==
+        bad +
+            ": function 'attn_kernel.values' has 1 rows, expected 4 (per-head score splines, "
+            "4 heads)");
+  CHECK(load_error([&](Json& a) { set_function(a, 0, "rows", 4); }) ==
+        bad + ": function 'blocks.0.mlp.act.values' has 4 rows, expected 1");
+  CHECK(load_error([](Json& a) {
+          Json attn = a.at("attn");
+          attn.set("kernel", "feature-spline");
+          a.set("attn", attn);
+        }) == bad +
+                  ": metadata 'arch': per_head is true for kernel 'feature-spline', expected "
+                  "it only with score-spline");
+  CHECK(load_error([](Json& a) { a.set("layers", 3); }) ==
+        bad + ": describes 2 mlp functions, expected 3 (one per layer, 3 layers)");
+  // A file without one layer's function: that layer would keep its
+  // initial function.
+  CHECK(load_error([](Json&) {}, "blocks.1.mlp.act.values") ==
+        bad + ": describes 1 mlp functions, expected 2 (one per layer, 2 layers)");
+  const std::string out = dir.file("run");
+  CHECK_THROWS_WITH_AS(
+      Trainer(tiny_run(bad, false), out),
+      (bad + ": describes 1 mlp functions, expected 2 (one per layer, 2 layers)").c_str(), Error);
+  CHECK(!fs::exists(out));
+
+  // In memory the same: the model's functions must all be there, each in
+  // its own place.
+  ModelConfig target = learned_config();
+  Transformer model(target);
+  Architecture missing = architecture_of(source);
+  missing.functions.erase(missing.functions.begin() + 1);
+  CHECK(test_support::error_of([&] { load_architecture_values(missing, model, false, "arch"); }) ==
+        "arch: has no function 'blocks.1.mlp.act.values' (mlp layer 1), which the model learns");
+  Architecture swapped = architecture_of(source);
+  std::swap(swapped.functions[0].layer, swapped.functions[1].layer);
+  CHECK(test_support::error_of([&] { load_architecture_values(swapped, model, false, "arch"); }) ==
+        "arch: function 'blocks.0.mlp.act.values' is for mlp layer 1 with 1 rows, expected mlp "
+        "layer 0 with 1 rows as in the model");
+}
+
 TEST_CASE("train --arch: the functions are frozen by default, trainable on request") {
   TempDir dir;
   ModelConfig c = learned_config();

@@ -15,6 +15,7 @@
 #include "optim/constrained_trainer.h"
 #include "optim/layer_eval.h"
 #include "optim/task_loss.h"
+#include "tests/resume_files.h"
 #include "tests/seed_trials.h"
 
 using namespace tapir;
@@ -201,6 +202,79 @@ TEST_CASE("a resume file's constraint metadata is read strictly, naming the file
   rewrite("-1");
   CHECK_THROWS_WITH_AS(Trainer::resume(dir), doctest::Contains("got '-1'"), Error);
   fs::remove_all(dir);
+}
+
+TEST_CASE("a constrained resume file with a state no run reaches is refused, nothing changed") {
+  // Resilient with a dual step every 3 steps: the save at step 20 holds 2
+  // pending steps. With a dual batch of its own nothing is ever pending.
+  TrainConfig resilient = constrained(small("sorted"));
+  resilient.steps = 20;
+  resilient.constraint.resilient = true;
+  resilient.constraint.dual_every = 3;
+  TrainConfig dual_batch = resilient;
+  dual_batch.constraint.dual_batch = 32;
+  const auto run = [](const TrainConfig& c, const std::string& dir) {
+    auto t = make_trainer(c, dir);
+    t->start_fresh(false);
+    t->run();
+  };
+  const std::string dir = temp_dir("impossible"), other = temp_dir("impossible-dual-batch");
+  run(resilient, dir);
+  run(dual_batch, other);
+  const auto negative = [](auto& x) { x[1] = -0.5; };
+  // The file of `d` without its pending step count.
+  const auto drop_pending = [](const std::string& d) {
+    const std::string path = d + "/resume.safetensors";
+    const SafeTensorsFile file = SafeTensorsFile::load(path);
+    std::vector<SafeTensorWrite> tensors;
+    for (const SafeTensorView& v : file.tensors())
+      tensors.push_back({v.name, v.dtype, v.shape, v.data});
+    Metadata meta;
+    for (const auto& [key, value] : file.metadata())
+      if (key != "constraint_pending_steps") meta.push_back({key, value});
+    save_safetensors(path, tensors, meta);
+  };
+  testing::check_refused(
+      dir,
+      {
+          {[&] { testing::edit_resume_tensor<double>(dir, "constraint.lambda", negative); },
+           "tensor 'constraint.lambda' holds -0.5 at element 1, expected a finite value >= 0"},
+          {[&] { testing::edit_resume_tensor<double>(dir, "constraint.slack", negative); },
+           "tensor 'constraint.slack' holds -0.5 at element 1, expected a finite value >= 0"},
+          {[&] { drop_pending(dir); },
+           "metadata 'constraint_pending_steps': expected a non-negative integer, got ''"},
+          {[&] { testing::rewrite_resume(dir, "constraint_pending_steps", "1"); },
+           "metadata 'constraint_pending_steps' is 1, expected 2 at step 20 (dual step every 3 "
+           "steps, on the training batches)"},
+          {[&] { testing::rewrite_resume(dir, "constraint_pending_steps", "21"); },
+           "metadata 'constraint_pending_steps' is 21, expected 2 at step 20 (dual step every 3 "
+           "steps, on the training batches)"},
+          {[&] {
+             testing::edit_resume_tensor<int32_t>(dir, "constraint.dual_rng",
+                                                  [](auto& w) { w[3] = 1; });
+           },
+           "tensor 'constraint.dual_rng': the state of seed 1 stream 1, expected seed 1 stream 2 "
+           "(from the config)"},
+      },
+      [&] { Trainer::resume(dir); });
+  testing::check_refused(
+      other,
+      {
+          {[&] { testing::rewrite_resume(other, "constraint_pending_steps", "2"); },
+           "metadata 'constraint_pending_steps' is 2, expected 0 at step 20 (dual step every 3 "
+           "steps, on batches of its own)"},
+          {[&] {
+             testing::edit_resume_tensor<double>(other, "constraint.pending_s",
+                                                 [](auto& x) { x[0] = 0.125; });
+           },
+           "tensor 'constraint.pending_s' holds 0.125 at element 0, expected 0 with no pending "
+           "steps"},
+      },
+      [&] { Trainer::resume(other); });
+  CHECK(Trainer::resume(dir)->step() == 20);  // the intact files still resume
+  CHECK(Trainer::resume(other)->step() == 20);
+  fs::remove_all(dir);
+  fs::remove_all(other);
 }
 
 namespace {

@@ -203,6 +203,53 @@ TEST_CASE("poly files: written and read back whole, damaged ones refused by name
   fs::remove_all(dir);
 }
 
+TEST_CASE("poly files whose degree, range or errors contradict themselves are refused") {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tapir_poly_impossible_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "p.json").string();
+  PolyFile good;
+  good.source = "arch.safetensors";
+  good.degree = 2;
+  FittedPoly f;
+  f.name = "mlp_act.values";
+  f.poly.layer = -1;
+  f.poly.coefficients = {0.1, 0.2, 0.3};
+  f.range_from = "--range";
+  f.error = {0.01, 0.005};
+  good.functions = {f};
+  // The error loading `good` after `edit`.
+  const auto load_error = [&](auto&& edit) {
+    PolyFile file = good;
+    edit(file);
+    save_poly_file(path, file);
+    try {
+      load_poly_file(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(load_error([](PolyFile&) {}) == "");
+  CHECK(load_error([](PolyFile& p) { p.degree = 3; }) ==
+        path + ": function 0 has 3 coefficients, expected 4 for degree 3");
+  CHECK(load_error([](PolyFile& p) { p.degree = 1; }) ==
+        path + ": function 0 has 3 coefficients, expected 2 for degree 1");
+  CHECK(load_error([](PolyFile& p) { p.degree = -1; }) == path + ": degree -1: expected 0 to 20");
+  CHECK(load_error([](PolyFile& p) {
+          p.functions[0].poly.lo = -1e308;
+          p.functions[0].poly.hi = 1e308;
+        }) == path + ": function 0: the range [-1e+308, 1e+308] is too wide to map onto [-1, 1]");
+  CHECK(load_error([](PolyFile& p) {
+          p.functions[0].poly.lo = 0;
+          p.functions[0].poly.hi = 1e-320;
+        }).find("is too narrow to map onto [-1, 1]") != std::string::npos);
+  CHECK(load_error([](PolyFile& p) { p.functions[0].error.max_abs = -0.01; }) ==
+        path +
+            ": function 0: max_abs_error -0.01 and rms_error 0.005, expected finite errors >= 0");
+  fs::remove_all(dir);
+}
+
 TEST_CASE(
     "fit-poly over a run: the range is where the run's inputs went, and must be its functions") {
   const fs::path dir = fs::temp_directory_path() / ("tapir_polyrun_" + std::to_string(::getpid()));

@@ -260,3 +260,37 @@ TEST_CASE("a bad task option in config.json names the file") {
   CHECK_THROWS_WITH_AS(open_run(dir), expected.c_str(), Error);
   fs::remove_all(dir);
 }
+
+TEST_CASE("a resume file with a state no run reaches is refused before anything changes") {
+  const std::string dir = temp_dir("impossible");
+  TrainConfig c = tiny();
+  c.steps = 10;
+  train_tiny(dir, c);
+  const std::string v = testing::resume_tensor_named(dir, "optim.adam.v.");
+  REQUIRE(!v.empty());
+  const std::string seed = std::to_string(c.seed);
+  testing::check_refused(
+      dir,
+      {
+          {[&] {
+             testing::edit_resume_tensor<int32_t>(dir, "data_rng", [](auto& w) { w[1] += 1; });
+           },
+           "tensor 'data_rng': the state of seed " + std::to_string(c.seed + 1) +
+               " stream 1, expected seed " + seed + " stream 1 (from the config)"},
+          {[&] {
+             testing::edit_resume_tensor<int32_t>(dir, "data_rng", [](auto& w) { w[3] = 0; });
+           },
+           "tensor 'data_rng': the state of seed " + seed + " stream 0, expected seed " + seed +
+               " stream 1 (from the config)"},
+          {[&] { rewrite_resume(dir, "optimizer_steps", "9"); },
+           "metadata 'optimizer_steps' is 9, expected 10 (one optimizer update per step of "
+           "metadata 'step')"},
+          {[&] { rewrite_resume(dir, "optimizer_steps", "11"); },
+           "metadata 'optimizer_steps' is 11, more than the 10 steps of metadata 'step'"},
+          {[&] { testing::edit_resume_tensor<float>(dir, v, [](auto& x) { x[3] = -0.25f; }); },
+           "optimizer state '" + v + "' holds -0.25 at element 3, expected a second moment >= 0"},
+      },
+      [&] { Trainer::resume(dir, 20); });
+  CHECK(Trainer::resume(dir, 20)->step() == 10);  // the intact file still resumes
+  fs::remove_all(dir);
+}

@@ -183,6 +183,52 @@ TEST_CASE("a damaged search resume file is refused whole, naming the file and th
   fs::remove_all(dir);
 }
 
+TEST_CASE("a search resume file with a state no search reaches is refused, nothing changed") {
+  const std::string dir = temp_dir("impossible");
+  // At step 4: model 0 (seed 0) has taken 4 steps, model 1 (seed 1) 2.
+  run_until(dir, 4);
+  const std::string v = testing::resume_tensor_named(dir, "model-0/optim.adam.v.");
+  REQUIRE(!v.empty());
+  // Model 2 starts at step 5: no update yet.
+  const std::string m = testing::resume_tensor_named(dir, "model-2/optim.adam.m.");
+  REQUIRE(!m.empty());
+  testing::check_refused(
+      dir,
+      {
+          {[&] {
+             testing::edit_resume_tensor<int32_t>(dir, "model-1/arch_rng",
+                                                  [](auto& w) { w[1] += 5; });
+           },
+           "tensor 'model-1/arch_rng': the state of seed 6 stream 2, expected seed 1 stream 2 "
+           "(from "
+           "the config)"},
+          {[&] {
+             testing::edit_resume_tensor<int32_t>(dir, "model-0/data_rng",
+                                                  [](auto& w) { w[3] = 2; });
+           },
+           "tensor 'model-0/data_rng': the state of seed 0 stream 2, expected seed 0 stream 1 "
+           "(from "
+           "the config)"},
+          {[&] { testing::rewrite_resume(dir, "model-0/optimizer_steps", "3"); },
+           "metadata 'model-0/optimizer_steps' is 3, expected 4 (one optimizer update per step of "
+           "metadata 'model-0/step')"},
+          {[&] { testing::rewrite_resume(dir, "optimizer_steps", "5"); },
+           "metadata 'optimizer_steps' is 5, more than the 4 steps of metadata 'step'"},
+          {[&] { testing::rewrite_resume(dir, "optimizer_steps", "3"); },
+           "metadata 'optimizer_steps' is 3, expected 4 (the shared functions are updated once "
+           "per search step)"},
+          {[&] { testing::edit_resume_tensor<float>(dir, v, [](auto& x) { x[3] = -0.25f; }); },
+           "optimizer state '" + v + "' holds -0.25 at element 3, expected a second moment >= 0"},
+          {[&] { testing::edit_resume_tensor<float>(dir, m, [](auto& x) { x[1] = 0.5f; }); },
+           "optimizer state '" + m +
+               "' holds 0.5 at element 1, expected 0 before the first update (metadata "
+               "'model-2/optimizer_steps' is 0)"},
+      },
+      [&] { Search::resume(dir); });
+  CHECK_NOTHROW(Search::resume(dir));  // the intact file still resumes
+  fs::remove_all(dir);
+}
+
 TEST_CASE("search.json reads back as the config it was written from, and no other key") {
   const SearchConfig c = staggered().resolved();
   const SearchConfig back = SearchConfig::from_json(c.to_json());

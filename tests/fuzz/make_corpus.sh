@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 corpus=$here/corpus
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for name in safetensors json arch resume search_resume config; do
+for name in safetensors json arch resume constrained_resume search_resume config poly; do
   mkdir -p "$corpus/$name"
   find "$corpus/$name" -type f ! -name 'found-*' -delete
 done
@@ -42,6 +42,13 @@ poke_data() {
   printf "$3" | dd of="$4" bs=1 seek=$((8 + $(od -An -t u8 -N8 "$1") + $2)) conv=notrunc status=none
 }
 
+# FILE with the I32 word K of tensor NAME set to the printf bytes, written to OUT.
+poke_word() {
+  local at
+  at=$(header_of "$1" | grep -o "\"$2\":{[^}]*}" | grep -o 'offsets":\[[0-9]*' | grep -o '[0-9]*$')
+  poke_data "$1" $((at + 4 * $3)) "$4" "$5"
+}
+
 # --- files tapir writes ------------------------------------------------------
 
 # The run the resume harness makes for itself (tests/fuzz/resume_fuzz.cpp).
@@ -57,6 +64,13 @@ tiny=(--task modadd --p 11 --width 8 --heads 2 --mlp-ratio 1 --batch 16
 "$tapir" train "${tiny[@]}" --steps 2 --layers 1 --mlp-act spline --spline-knots 4 --spline-scope shared \
   --optimizer sgd --momentum 0.9 --out "$work/shared"
 "$tapir" dump --checkpoint "$work/run" --out "$work/dump.safetensors" --batch 2
+# The run the constrained_resume harness makes for itself
+# (tests/fuzz/constrained_resume_fuzz.cpp): 1 pending step at its save.
+"$tapir" train "${tiny[@]}" --layers 1 --steps 4 --constraint descent --alpha 0.05 \
+  --resilient --dual-every 3 --out "$work/constrained"
+# Poly files of a per-layer and of a shared MLP spline.
+"$tapir" arch fit-poly "$work/spline/arch.safetensors" --degree 3 --range -2,2 -o "$work/layer.json"
+"$tapir" arch fit-poly "$work/shared/arch.safetensors" --degree 0 --range -1,1 -o "$work/shared.json"
 
 s=$corpus/safetensors
 cp "$work/run/checkpoint.safetensors" "$s/valid-checkpoint"
@@ -203,6 +217,16 @@ reheader "$v" 's/blocks.0.mlp.act.values/blocks.9.mlp.act.values/g' "$a/function
 poke_data "$v" 0 '\x00\x00\xc0\x7f' "$a/values-nan"
 poke_data "$v" 4 '\x00\x00\x80\xff' "$a/values-minus-inf"
 head -c 300 "$v" >"$a/truncated"
+# Descriptions that contradict themselves: a name twice, a layer twice, more
+# layers than per-layer functions, per-head rows the description does not
+# declare, per-head rows for a kernel that takes none, a shared function
+# given a layer.
+reheader "$v" 's/blocks.1.mlp.act.values\\"/blocks.0.mlp.act.values\\"/' "$a/function-name-twice"
+reheader "$v" 's/\\"layer\\":1,/\\"layer\\":0,/' "$a/layer-twice"
+reheader "$v" 's/\\"layers\\":2/\\"layers\\":3/' "$a/layers-more"
+reheader "$v" 's/\\"per_head\\":true/\\"per_head\\":false/' "$a/per-head-dropped"
+reheader "$v" 's/score-spline/feature-spline/' "$a/per-head-feature-kernel"
+reheader "$a/valid-feature-shared" 's/\\"layer\\":-1/\\"layer\\":0/' "$a/shared-with-layer"
 cp "$s/one-f32" "$a/not-an-architecture"
 
 # --- resume: malformed -------------------------------------------------------
@@ -234,6 +258,31 @@ cp "$work/shared/resume.safetensors" "$r/other-run"
 cp "$s/one-f32" "$r/foreign-tensor"
 : >"$r/empty"
 
+# States no run reaches: an RNG of another seed or stream, an optimizer
+# step count other than the step, a negative second moment.
+poke_word "$v" data_rng 1 '\x07\x00\x00\x00' "$r/rng-other-seed"
+poke_word "$v" data_rng 3 '\x02\x00\x00\x00' "$r/rng-other-stream"
+reheader "$v" 's/"optimizer_steps":"[0-9]*"/"optimizer_steps":"3"/' "$r/optimizer-steps-fewer"
+reheader "$v" 's/"optimizer_steps":"[0-9]*"/"optimizer_steps":"5"/' "$r/optimizer-steps-more"
+poke_word "$v" optim.adam.v.head.weight 0 '\x00\x00\x80\xbf' "$r/adam-v-negative"
+
+# --- constrained_resume: a constrained run's resume file ---------------------
+
+k=$corpus/constrained_resume
+v=$k/valid
+cp "$work/constrained/resume.safetensors" "$v"
+# Multipliers and slacks below 0 (F64 -1.0 in element 0), a NaN multiplier.
+poke_word "$v" constraint.lambda 0 '\x00\x00\x00\x00\x00\x00\xf0\xbf' "$k/lambda-negative"
+poke_word "$v" constraint.lambda 0 '\x00\x00\x00\x00\x00\x00\xf8\x7f' "$k/lambda-nan"
+poke_word "$v" constraint.slack 0 '\x00\x00\x00\x00\x00\x00\xf0\xbf' "$k/slack-negative"
+poke_word "$v" constraint.dual_rng 3 '\x01\x00\x00\x00' "$k/dual-rng-other-stream"
+reheader "$v" 's/"constraint_pending_steps":"[0-9]*"/"constraint_pending_steps":"0"/' "$k/pending-steps-wrong"
+reheader "$v" 's/"constraint_pending_steps":"[0-9]*"/"constraint_pending_steps":"-1"/' "$k/pending-steps-negative"
+reheader "$v" 's/"constraint_pending_steps"/"constraint_pending_stepz"/' "$k/pending-steps-missing"
+reheader "$v" 's/"optimizer_steps":"[0-9]*"/"optimizer_steps":"3"/' "$k/optimizer-steps-fewer"
+reheader "$v" 's/"constraint.slack"/"constraint.slacx"/' "$k/slack-renamed"
+cp "$work/run/resume.safetensors" "$k/an-unconstrained-resume"
+
 # --- search_resume: a search's resume file, valid and malformed -------------
 
 # The search the search_resume harness makes for itself
@@ -251,10 +300,37 @@ reheader "$v" 's/"model-0\/start":"[0-9]*"/"model-0\/start":"-4"/' "$q/start-neg
 reheader "$v" 's/"untrained_accuracy":"[^"]*"/"untrained_accuracy":"1.5"/' "$q/accuracy-above-one"
 reheader "$v" 's/model-0\/arch_rng/model-0\/arch_rnf/' "$q/rng-renamed"
 reheader "$v" 's/"shape":\[5\]/"shape":[6]/' "$q/function-shape"
+reheader "$v" 's/"model-0\/optimizer_steps":"[0-9]*"/"model-0\/optimizer_steps":"1"/' "$q/model-optimizer-steps-wrong"
+reheader "$v" 's/"optimizer_steps":"[0-9]*"/"optimizer_steps":"99"/' "$q/optimizer-steps-beyond"
+poke_word "$v" model-0/arch_rng 1 '\x05\x00\x00\x00' "$q/arch-rng-other-seed"
+poke_word "$v" model-0/data_rng 3 '\x02\x00\x00\x00' "$q/data-rng-other-stream"
 poke_data "$v" 0 '\x00\x00\xc0\x7f' "$q/value-nan"
 head -c $(($(stat -c %s "$v") - 3)) "$v" >"$q/truncated-data"
 cp "$work/run/resume.safetensors" "$q/a-run-resume"
 : >"$q/empty"
+
+# --- poly: poly files, valid and malformed ----------------------------------
+
+p=$corpus/poly
+# The source's path is the temporary folder's; any name will do.
+for f in layer shared; do sed -i 's|"source": ".*"|"source": "arch.safetensors"|' "$work/$f.json"; done
+cp "$work/layer.json" "$p/valid-per-layer"
+cp "$work/shared.json" "$p/valid-shared"
+pedit() { sed -e "$1" "$work/layer.json" >"$p/$2"; }
+pedit 's/"degree": 3/"degree": 2/' degree-fewer
+pedit 's/"degree": 3/"degree": 4/' degree-more
+pedit 's/"degree": 3/"degree": -1/' degree-negative
+pedit 's/"degree": 3/"degree": 9223372036854775807/' degree-huge
+pedit '0,/"lo": [-0-9.e]*/s//"lo": -1e308/; 0,/"hi": [-0-9.e]*/s//"hi": 1e308/' range-too-wide
+pedit '0,/"lo": [-0-9.e]*/s//"lo": 0.0/; 0,/"hi": [-0-9.e]*/s//"hi": 1e-320/' range-too-narrow
+pedit '0,/"hi": [-0-9.e]*/s//"hi": -3.0/' range-reversed
+pedit '0,/"lo": [-0-9.e]*/s//"lo": 1e999/' range-infinite
+pedit '0,/"max_abs_error": [-0-9.e]*/s//"max_abs_error": -1.0/' error-negative
+pedit '0,/"layer": 0/s//"layer": 1/' layer-out-of-order
+pedit 's/"tapir.poly.v1"/"tapir.poly.v0"/' format-wrong
+printf '{"format": "tapir.poly.v1", "source": "x", "degree": 0, "functions": []}' >"$p/no-functions"
+printf '{"format": "tapir.poly.v1", "source": "x", "degree": 0, "functions": [' >"$p/truncated"
+: >"$p/empty"
 
 # --- config (TOML/INI): malformed and unusual --------------------------------
 
