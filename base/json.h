@@ -102,6 +102,9 @@ std::string quoted(std::string_view text);
 inline std::string quoted(const std::string& text) {
   return quoted(std::string_view(text));
 }
+inline std::string quoted(const char* text) {
+  return quoted(std::string_view(text));
+}
 
 // `text` with its control bytes written as \xNN, unquoted: what the command
 // line prints of any error message.
