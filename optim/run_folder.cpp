@@ -86,8 +86,10 @@ void RunFolder::append_metrics(const Json& line) const {
   append_line(file(kMetrics), to_json(line));
 }
 
-std::string drop_log_lines_after(const std::string& path, int64_t step) {
-  if (!fs::exists(path)) return "";
+LogCut cut_log_after(const std::string& path, int64_t step) {
+  LogCut cut;
+  cut.path = path;
+  if (!fs::exists(path)) return cut;
   const std::string text = read_file(path);
   std::string kept, dropped;
   int64_t later = 0;
@@ -120,8 +122,19 @@ std::string drop_log_lines_after(const std::string& path, int64_t step) {
     dropped += "dropped " + std::to_string(later) + " lines of " + path + " logged after step " +
                std::to_string(step) + ", the step of the resume file";
   }
-  if (kept != text) write_file_atomic(path, kept);
-  return dropped;
+  cut.changed = kept != text;
+  cut.kept = std::move(kept);
+  cut.note = std::move(dropped);
+  return cut;
+}
+
+std::string LogCut::apply() const {
+  if (changed) write_file_atomic(path, kept);
+  return note;
+}
+
+std::string drop_log_lines_after(const std::string& path, int64_t step) {
+  return cut_log_after(path, step).apply();
 }
 
 std::string RunFolder::drop_metrics_after(int64_t step) const {

@@ -125,10 +125,24 @@ void reject_unknown_tensors(const SafeTensorsFile& file, const std::string& path
 int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,
                        const std::string& key);
 
-// Drops the lines of a JSON-lines log (metrics.jsonl, search.jsonl) whose
-// "step" is after `step`, and a torn last line; returns what was dropped
-// ("" when nothing, or when there is no such file). Any other unreadable
-// line is an error naming its line number.
+// A JSON-lines log (metrics.jsonl, search.jsonl) cut back to a step: what
+// stays, and what was dropped ("" when nothing). Reading is apart from
+// writing so that a resume can check every log before it changes any.
+struct LogCut {
+  std::string path;
+  std::string kept;
+  bool changed = false;
+  std::string note;
+  // Writes the kept lines when they differ; returns the note.
+  std::string apply() const;
+};
+
+// The cut of the log at `path` that drops its lines whose "step" is after
+// `step`, and a torn last line (nothing when there is no such file). Any
+// other unreadable line is an error naming its line number.
+LogCut cut_log_after(const std::string& path, int64_t step);
+
+// cut_log_after(path, step).apply().
 std::string drop_log_lines_after(const std::string& path, int64_t step);
 
 // The run folder of `path`: the folder itself, or the folder a checkpoint

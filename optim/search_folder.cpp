@@ -109,14 +109,20 @@ std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
   const auto note = [&notes](const std::string& text) {
     if (!text.empty()) notes.push_back(text);
   };
-  note(drop_log_lines_after(file(kLog), step));
+  // Every log is read and checked before any is cut.
+  std::vector<LogCut> cuts = {cut_log_after(file(kLog), step)};
+  for (int m = 0; m < static_cast<int>(models.size()); ++m) {
+    const ModelAt& at = models[static_cast<size_t>(m)];
+    cuts.push_back(
+        cut_log_after(RunFolder(model_dir(m, at.generation)).file(RunFolder::kMetrics), at.steps));
+  }
+  for (const LogCut& cut : cuts) note(cut.apply());
   int64_t later_folders = 0;
   for (int m = 0; m < static_cast<int>(models.size()); ++m) {
     const ModelAt& at = models[static_cast<size_t>(m)];
     const RunFolder folder(model_dir(m, at.generation));
     fs::create_directories(folder.dir());
     folder.write_config(*at.config);  // the device and threads it runs with now
-    note(folder.drop_metrics_after(at.steps));
     // Generations started after the resumed step start again when their time comes.
     for (int64_t g = at.generation + 1; fs::exists(model_dir(m, g)); ++g) {
       fs::remove_all(model_dir(m, g));
