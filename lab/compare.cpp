@@ -226,9 +226,10 @@ void train_all(const std::vector<PlannedRun>& runs, Progress& progress) {
   dist::barrier();
 }
 
-std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what) {
+std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what,
+                                         const std::vector<std::string>& written) {
   std::unique_ptr<FolderLock> lock;
-  if (dist::is_root()) lock = std::make_unique<FolderLock>(dir, what);
+  if (dist::is_root()) lock = std::make_unique<FolderLock>(dir, what, written);
   dist::barrier();
   return lock;
 }

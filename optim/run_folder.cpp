@@ -23,43 +23,35 @@ bool RunFolder::has(const char* name) const {
   return fs::exists(file(name));
 }
 
-namespace {
-
-// The entries of dir other than its lock file, by name ("" when none).
-std::string entries_of(const std::string& dir) {
-  std::string names;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name != FolderLock::kFile) names += (names.empty() ? "" : ", ") + name;
-  }
-  return names;
+std::vector<std::string> RunFolder::written() {
+  return {kConfig,   kMetrics,   kCheckpoint, kResume,      kArchitecture,
+          kFinished, "layers_*", "robust_*",  "report.html"};
 }
-
-}  // namespace
 
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
   if (!writes()) return;
-  const std::string entries = fs::exists(dir_) ? entries_of(dir_) : "";
+  const std::string entries = foreign_entries(dir_);
   if (!entries.empty()) {
     TAPIR_CHECK(force, "output folder ", dir_,
                 " already exists (use --resume to continue it or --force to overwrite it)");
-    // Only a folder tapir made is replaced: one whose config.json is a run's.
-    bool is_run = false;
-    if (has(kConfig)) {
+    // Only a folder tapir made is replaced: one marked as a run, or one from
+    // before the marker whose config.json is a run's.
+    bool is_run = owned_kind(dir_) == kKind;
+    if (!is_run && owned_kind(dir_).empty() && has(kConfig)) {
       try {
         read_config(/*check_task=*/false);  // a task whose corpus moved away is still a run
         is_run = true;
       } catch (const Error&) {
       }
     }
-    TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_,
-                " is not one (no readable tapir config.json; it holds ", entries,
-                "); choose another --out or remove it yourself");
+    TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_, " is not one (no ",
+                kMarkerFile, " marker of a run and no readable tapir config.json; it holds ",
+                entries, "); choose another --out or remove it yourself");
     for (const char* name : {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kFinished})
       fs::remove(file(name));
   }
   fs::create_directories(dir_);
+  mark_folder(dir_, kKind);
   write_config(config);
 }
 

@@ -42,6 +42,11 @@ class RunFolder {
   // Written by compare, transfer and robust-compare when a run completes
   // (lab/compare.h); holds the step count.
   static constexpr const char* kFinished = "finished";
+  // The kind its marker names (base/folder_lock.h).
+  static constexpr const char* kKind = "run folder";
+  // The names of the files a run writes through write_file_atomic: their
+  // temporaries are removed when a writer takes the lock.
+  static std::vector<std::string> written();
 
   explicit RunFolder(std::string dir = "") : dir_(std::move(dir)) {}
   const std::string& dir() const { return dir_; }

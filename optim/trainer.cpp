@@ -43,7 +43,8 @@ std::string first_non_finite_grad(const std::vector<Parameter*>& params) {
 }  // namespace
 
 void Trainer::start_fresh(bool force) {
-  if (folder_.writes()) lock_ = std::make_unique<FolderLock>(folder_.dir(), "run folder");
+  if (folder_.writes())
+    lock_ = std::make_unique<FolderLock>(folder_.dir(), RunFolder::kKind, RunFolder::written());
   folder_.start_fresh(run_.config, force);
 }
 
@@ -183,7 +184,8 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
                                          bool writes) {
   const RunFolder folder(dir);
   TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
-  auto lock = writes ? std::make_unique<FolderLock>(dir, "run folder") : nullptr;
+  auto lock =
+      writes ? std::make_unique<FolderLock>(dir, RunFolder::kKind, RunFolder::written()) : nullptr;
   TAPIR_CHECK(folder.has(RunFolder::kConfig), "cannot resume ", dir, ": no config.json in it");
   TrainConfig config = folder.read_config();
   const int64_t saved_steps = config.steps;

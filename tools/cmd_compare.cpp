@@ -95,7 +95,9 @@ Command add_compare_command(CLI::App& app) {
             Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
             if (!note.empty()) progress.line(note);
             c.progress = &progress;
-            const auto lock = lock_for_job(o->out, "comparison folder");
+            check_new_or_owned(o->out, "comparison folder");  // before anything is written
+            const auto lock = lock_for_job(o->out, "comparison folder",
+                                           {"compare.md", "compare.json", "report.html"});
             o->probe.gammas = parse_double_list(o->gamma, "--gamma");
             for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);  // fail early
             std::vector<VariantResult> results = run_compare(c, apply_variant);
