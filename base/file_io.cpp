@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -192,6 +194,17 @@ void append_line(const std::string& path, std::string_view line) {
     fail(path, ": cannot append (", reason(error), ")");
   }
   if (const int error = fd.close_now()) fail(path, ": cannot close (", reason(error), ")");
+}
+
+std::string file_fingerprint(const std::string& path) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64 bits
+  for (const char c : read_file(path)) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 void sync_file(const std::string& path) {

@@ -45,6 +45,10 @@ void read_json_lines(const std::string& path, const std::function<void(const Jso
 // symbolic link is refused (refuse_symbolic_link).
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
+// A fingerprint of the file's bytes, "fnv1a64:" and 16 hex digits, to tell
+// later whether the file is still the one that was read or written.
+std::string file_fingerprint(const std::string& path);
+
 // fsync(2)s an existing file (metrics.jsonl with each checkpoint); fails
 // naming the path.
 void sync_file(const std::string& path);

@@ -24,8 +24,8 @@ bool RunFolder::has(const char* name) const {
 }
 
 std::vector<std::string> RunFolder::written() {
-  return {kConfig,   kMetrics,   kCheckpoint, kResume,      kArchitecture,
-          kFinished, "layers_*", "robust_*",  "report.html"};
+  return {kConfig,   kMetrics, kCheckpoint, kResume,    kArchitecture,
+          kFinished, kInputs,  "layers_*",  "robust_*", "report.html"};
 }
 
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
@@ -47,7 +47,8 @@ void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
     TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_, " is not one (no ",
                 kMarkerFile, " marker of a run and no readable tapir config.json; it holds ",
                 entries, "); choose another --out or remove it yourself");
-    for (const char* name : {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kFinished})
+    for (const char* name :
+         {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kFinished, kInputs})
       fs::remove(file(name));
   }
   fs::create_directories(dir_);

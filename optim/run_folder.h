@@ -40,8 +40,12 @@ class RunFolder {
   static constexpr const char* kResume = "resume.safetensors";
   static constexpr const char* kArchitecture = "arch.safetensors";
   // Written by compare, transfer and robust-compare when a run completes
-  // (lab/compare.h); holds the step count.
+  // (lab/compare.h); holds the step count and the fingerprints of its files.
   static constexpr const char* kFinished = "finished";
+  // Written with a run that compare, transfer or robust-compare start: the
+  // fingerprints of the files it reads (lab/compare.h).
+  static constexpr const char* kInputs = "inputs.json";
+
   // The kind its marker names (base/folder_lock.h).
   static constexpr const char* kKind = "run folder";
   // The names of the files a run writes through write_file_atomic: their

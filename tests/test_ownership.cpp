@@ -1,6 +1,7 @@
 // tapir changes only what it can show it wrote: temporaries only in folders
 // it marked, no writes through symbolic links, --force and --out only over
-// its own folders, no output over an input, and no run written under a
+// its own folders, no output over an input, reuse only of runs whose input
+// and output files hold the bytes recorded, and no run written under a
 // comparison that is running.
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "base/folder_lock.h"
 #include "lab/compare.h"
 #include "lab/progress.h"
+#include "nn/architecture.h"
 #include "optim/run_folder.h"
 #include "optim/search_folder.h"
 #include "optim/trainer.h"
@@ -154,6 +156,54 @@ TEST_CASE("an output path that is one of the command's inputs is refused") {
                        doctest::Contains("which this command reads"), Error);
   CHECK_NOTHROW(refuse_output_over_inputs(tmp.file("dump.safetensors"), {input}));
   CHECK(read_file(input) == "weights");
+}
+
+TEST_CASE("a finished run is reused only while its input and output files are unchanged") {
+  TempDir tmp;
+  Progress quiet(Progress::Style::quiet);
+  TrainConfig c = test_support::tiny_modadd();
+  c.model.mlp_act = MlpAct::spline;
+  const std::string arch_path = tmp.file("arch.safetensors");
+  Architecture arch;
+  {
+    Trainer t(c, "");
+    arch = architecture_of(t.model());
+  }
+  save_architecture(arch_path, arch);
+  c.arch_file = arch_path;
+  const std::string dir = tmp.file("cmp/arch/seed-0");
+  train_or_reuse(c, dir, quiet, "arch");
+  CHECK(fs::exists(dir + "/inputs.json"));
+  CHECK_NOTHROW(train_or_reuse(c, dir, quiet, "arch"));  // unchanged: reused
+
+  // The same path, other contents.
+  arch.functions.front().values[0] += 0.5f;
+  save_architecture(arch_path, arch);
+  const auto before = files_of(dir);
+  CHECK_THROWS_WITH_AS(
+      train_or_reuse(c, dir, quiet, "arch"),
+      doctest::Contains((dir + " holds a run trained with other contents of " + arch_path).c_str()),
+      Error);
+  CHECK(files_of(dir) == before);
+
+  // Its metrics cut short.
+  const std::string plain = tmp.file("cmp/baseline/seed-0");
+  const TrainConfig base = test_support::tiny_modadd();
+  train_or_reuse(base, plain, quiet, "baseline");
+  const std::string metrics = plain + "/metrics.jsonl";
+  std::string text = read_file(metrics);
+  text.erase(text.rfind('\n', text.size() - 2) + 1);
+  write_file_atomic(metrics, text);
+  const auto cut = files_of(plain);
+  CHECK_THROWS_WITH_AS(
+      train_or_reuse(base, plain, quiet, "baseline"),
+      doctest::Contains((metrics + " is not the file the finished run left").c_str()), Error);
+  CHECK(files_of(plain) == cut);
+
+  // A run finished before fingerprints were kept cannot be checked.
+  write_file_atomic(plain + "/finished", "20\n");
+  CHECK_THROWS_WITH_AS(train_or_reuse(base, plain, quiet, "baseline"),
+                       doctest::Contains("it was finished before tapir kept them"), Error);
 }
 
 TEST_CASE("a run inside a comparison that is running is that comparison's to write") {
