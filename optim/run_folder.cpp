@@ -270,4 +270,10 @@ std::string run_folder_of(const std::string& path) {
   return fs::is_directory(path) ? path : fs::path(path).parent_path().string();
 }
 
+std::vector<std::string> run_input_files(const std::string& path, const std::string& arch_file) {
+  const RunFolder folder(run_folder_of(path));
+  return {path, folder.file(RunFolder::kConfig), folder.file(RunFolder::kCheckpoint),
+          folder.file(RunFolder::kArchitecture), arch_file};
+}
+
 }  // namespace tapir

@@ -158,4 +158,10 @@ std::string drop_log_lines_after(const std::string& path, int64_t step);
 // file is in.
 std::string run_folder_of(const std::string& path);
 
+// The files a command that opens the run at `path` (a folder or a checkpoint
+// file) reads: `path`, its folder's config.json, checkpoint and
+// architecture file, and the architecture file `arch_file` it names (if
+// any). An output among them is refused (refuse_output_over_inputs).
+std::vector<std::string> run_input_files(const std::string& path, const std::string& arch_file);
+
 }  // namespace tapir

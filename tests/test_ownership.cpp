@@ -155,6 +155,15 @@ TEST_CASE("an output path that is one of the command's inputs is refused") {
   CHECK_THROWS_WITH_AS(refuse_output_over_inputs(tmp.file("hard.safetensors"), {input}),
                        doctest::Contains("which this command reads"), Error);
   CHECK_NOTHROW(refuse_output_over_inputs(tmp.file("dump.safetensors"), {input}));
+  // dump, layers and robust: the run's own files, whether given the folder or its checkpoint.
+  const std::string arch = tmp.write("arch.safetensors", "functions");
+  for (const std::string& given : {tmp.file("run"), input})
+    for (const std::string& out :
+         {tmp.file("run/config.json"), tmp.file("run/arch.safetensors"), input, arch})
+      CHECK_THROWS_WITH_AS(refuse_output_over_inputs(out, run_input_files(given, arch)),
+                           doctest::Contains("which this command reads"), Error);
+  CHECK_NOTHROW(
+      refuse_output_over_inputs(tmp.file("run/layers_test.svg"), run_input_files(input, "")));
   CHECK(read_file(input) == "weights");
 }
 

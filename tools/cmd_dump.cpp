@@ -34,11 +34,7 @@ Command add_dump_command(CLI::App& app) {
   return {cmd, [o]() {
             set_num_threads(o->threads);
             const ModelRun run = open_run(o->checkpoint);
-            const RunFolder folder(run_folder_of(o->checkpoint));
-            refuse_output_over_inputs(
-                o->out, {o->checkpoint, folder.file(RunFolder::kCheckpoint),
-                         folder.file(RunFolder::kConfig), folder.file(RunFolder::kArchitecture),
-                         run.config.arch_file});
+            refuse_output_over_inputs(o->out, run_input_files(o->checkpoint, run.config.arch_file));
             const Task& task = *run.task;
             Batch batch;
             const int64_t n = std::min(o->batch, task.eval_size(o->split));
