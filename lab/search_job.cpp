@@ -59,7 +59,7 @@ void start_repeated_search_jobs(const SearchConfig& config, const std::string& o
 void resume_search_job(const std::string& dir, int64_t steps, std::optional<Device> device,
                        std::optional<int> threads, bool quiet) {
   quiet = quiet || !dist::is_root();
-  TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
+  SearchFolder(dir).read_config_to_resume();  // a folder that is no search gets no lock file
   const auto lock = lock_for_job(dir, SearchFolder::kKind, SearchFolder::written());
   const auto search = Search::resume(dir, steps, device, threads, /*over_ranks=*/true);
   Progress progress(quiet);

@@ -28,29 +28,33 @@ std::vector<std::string> RunFolder::written() {
           kFinished, kInputs,  "layers_*",  "robust_*", "report.html"};
 }
 
+bool RunFolder::check_replaceable(bool force) const {
+  const std::string entries = foreign_entries(dir_);
+  if (entries.empty()) return false;
+  TAPIR_CHECK(force, "output folder ", dir_,
+              " already exists (use --resume to continue it or --force to overwrite it)");
+  // Only a folder tapir made is replaced: one marked as a run, or one from
+  // before the marker whose config.json is a run's.
+  bool is_run = owned_kind(dir_) == kKind;
+  if (!is_run && owned_kind(dir_).empty() && has(kConfig)) {
+    try {
+      read_config(/*check_task=*/false);  // a task whose corpus moved away is still a run
+      is_run = true;
+    } catch (const Error&) {
+    }
+  }
+  TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_, " is not one (no ",
+              kMarkerFile, " marker of a run and no readable tapir config.json; it holds ", entries,
+              "); choose another --out or remove it yourself");
+  return true;
+}
+
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
   if (!writes()) return;
-  const std::string entries = foreign_entries(dir_);
-  if (!entries.empty()) {
-    TAPIR_CHECK(force, "output folder ", dir_,
-                " already exists (use --resume to continue it or --force to overwrite it)");
-    // Only a folder tapir made is replaced: one marked as a run, or one from
-    // before the marker whose config.json is a run's.
-    bool is_run = owned_kind(dir_) == kKind;
-    if (!is_run && owned_kind(dir_).empty() && has(kConfig)) {
-      try {
-        read_config(/*check_task=*/false);  // a task whose corpus moved away is still a run
-        is_run = true;
-      } catch (const Error&) {
-      }
-    }
-    TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_, " is not one (no ",
-                kMarkerFile, " marker of a run and no readable tapir config.json; it holds ",
-                entries, "); choose another --out or remove it yourself");
+  if (check_replaceable(force))
     for (const char* name :
          {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kFinished, kInputs})
       fs::remove(file(name));
-  }
   fs::create_directories(dir_);
   mark_folder(dir_, kKind);
   write_config(config);

@@ -59,9 +59,12 @@ class RunFolder {
   std::string file(const char* name) const;
   bool has(const char* name) const;
 
-  // Opens the folder for a fresh run: fails if it holds anything (unless
-  // force, which removes the run's files, and only from a folder whose
-  // config.json is a tapir run's), then writes config.json.
+  // Whether the folder holds anything; fails, changing nothing, if it does
+  // unless force and it is tapir's run folder (its marker, or a config.json
+  // that reads as a run's).
+  bool check_replaceable(bool force) const;
+  // Opens the folder for a fresh run: check_replaceable, then removes the
+  // run's files if the folder held anything, marks it and writes config.json.
   void start_fresh(const TrainConfig& config, bool force) const;
   void write_config(const TrainConfig& config) const;
   // config.json, strictly; with check_task, the task is also built from its

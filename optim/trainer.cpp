@@ -43,8 +43,10 @@ std::string first_non_finite_grad(const std::vector<Parameter*>& params) {
 }  // namespace
 
 void Trainer::start_fresh(bool force) {
-  if (folder_.writes())
+  if (folder_.writes()) {
+    folder_.check_replaceable(force);  // a refused folder is left as it was, without a lock file
     lock_ = std::make_unique<FolderLock>(folder_.dir(), RunFolder::kKind, RunFolder::written());
+  }
   folder_.start_fresh(run_.config, force);
 }
 
@@ -184,9 +186,9 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
                                          bool writes) {
   const RunFolder folder(dir);
   TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
+  TAPIR_CHECK(folder.has(RunFolder::kConfig), "cannot resume ", dir, ": no config.json in it");
   auto lock =
       writes ? std::make_unique<FolderLock>(dir, RunFolder::kKind, RunFolder::written()) : nullptr;
-  TAPIR_CHECK(folder.has(RunFolder::kConfig), "cannot resume ", dir, ": no config.json in it");
   TrainConfig config = folder.read_config();
   const int64_t saved_steps = config.steps;
   if (steps > 0) {

@@ -12,6 +12,7 @@
 #include "base/folder_lock.h"
 #include "lab/compare.h"
 #include "lab/progress.h"
+#include "lab/search_job.h"
 #include "nn/architecture.h"
 #include "optim/run_folder.h"
 #include "optim/search_folder.h"
@@ -230,4 +231,19 @@ TEST_CASE("a run inside a comparison that is running is that comparison's to wri
     CHECK(!fs::exists(run));
   }
   CHECK_NOTHROW(check_no_enclosing_writer(run, RunFolder::kKind));  // finished: free
+}
+
+TEST_CASE("a refused train, resume or search resume leaves a folder as it was, without a lock") {
+  TempDir tmp;
+  const std::string dir = tmp.folder("theirs");
+  tmp.write("theirs/notes.txt", "mine");
+  Trainer t(test_support::tiny_modadd(), dir);
+  CHECK_THROWS_WITH_AS(t.start_fresh(false), doctest::Contains("already exists"), Error);
+  CHECK_THROWS_WITH_AS(t.start_fresh(true),
+                       doctest::Contains("--force replaces only a tapir run folder"), Error);
+  CHECK_THROWS_WITH_AS(Trainer::resume(dir), doctest::Contains("no config.json in it"), Error);
+  CHECK_THROWS_WITH_AS(resume_search_job(dir, 0, std::nullopt, std::nullopt, true),
+                       doctest::Contains("no search.json in it"), Error);
+  CHECK(files_of(dir) == std::map<std::string, std::string>{{"notes.txt", "mine"}});
+  CHECK(!fs::exists(dir + "/.lock"));
 }
