@@ -3,10 +3,12 @@
 #include "base/folder_lock.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -26,6 +28,10 @@ std::string holder_pid(int fd) {
   if (n <= 0) return "";
   std::string pid(buf, static_cast<size_t>(n));
   while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+  // The pid of the last exclusive holder: stale when the lock is held shared
+  // (EnclosingFoldersLock) after that holder is gone.
+  const long number = std::strtol(pid.c_str(), nullptr, 10);
+  if (number > 0 && ::kill(static_cast<pid_t>(number), 0) != 0 && errno == ESRCH) return "";
   return pid;
 }
 
@@ -93,7 +99,7 @@ void check_new_or_owned(const std::string& dir, const std::string& what) {
        "yourself");
 }
 
-void check_no_enclosing_writer(const std::string& dir, const std::string& what) {
+EnclosingFoldersLock::EnclosingFoldersLock(const std::string& dir, const std::string& what) {
   std::error_code ec;
   const fs::path inside = fs::weakly_canonical(fs::absolute(dir, ec), ec);
   if (ec) return;
@@ -103,17 +109,28 @@ void check_no_enclosing_writer(const std::string& dir, const std::string& what) 
       const std::string lock = (p / FolderLock::kFile).string();
       const int fd = ::open(lock.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
       if (fd >= 0) {
-        const bool busy = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-        const std::string pid = busy ? holder_pid(fd) : "";
-        ::close(fd);  // a shared lock taken here goes with it
-        TAPIR_CHECK(!busy, what, " ", dir, " is inside ", kind, " ", p.string(),
-                    ", which is in use by another tapir process",
-                    pid.empty() ? std::string() : " (pid " + pid + ")",
-                    "; wait for it to finish or stop it, or choose another --out");
+        if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+          fds_.push_back(fd);
+        } else {
+          const bool busy = errno == EWOULDBLOCK;
+          const std::string pid = busy ? holder_pid(fd) : "";
+          ::close(fd);
+          if (busy) {
+            for (const int held : fds_) ::close(held);
+            fail(what, " ", dir, " is inside ", kind, " ", p.string(),
+                 ", which is in use by another tapir process",
+                 pid.empty() ? std::string() : " (pid " + pid + ")",
+                 "; wait for it to finish or stop it, or choose another --out");
+          }
+        }
       }
     }
     if (p == p.parent_path()) break;
   }
+}
+
+EnclosingFoldersLock::~EnclosingFoldersLock() {
+  for (const int fd : fds_) ::close(fd);  // releases the shared locks
 }
 
 FolderLock::FolderLock(const std::string& dir, const std::string& what,

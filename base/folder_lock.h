@@ -61,12 +61,23 @@ std::string foreign_entries(const std::string& dir);
 // or remove it yourself".
 void check_new_or_owned(const std::string& dir, const std::string& what);
 
-// For a command that writes one folder on its own (`train --out DIR`):
-// refuses, changing nothing, when a tapir folder that encloses DIR (a
-// comparison, search or transfer folder) is in use by another process, whose
-// job would read or replace what this one writes: "run folder DIR is inside
-// comparison folder P, which is in use by another tapir process (pid N); ...".
-void check_no_enclosing_writer(const std::string& dir, const std::string& what);
+// Held by a command that writes one folder on its own (`train --out DIR`)
+// for as long as it writes: a shared flock(2) on the lock file of every
+// tapir folder that encloses DIR (a comparison, search or transfer folder).
+// Taking it fails, changing nothing, while one of them is in use by its
+// writer, whose job would read or replace what this command writes: "run
+// folder DIR is inside comparison folder P, which is in use by another tapir
+// process (pid N); ...". While it is held, that writer cannot start.
+class EnclosingFoldersLock {
+ public:
+  EnclosingFoldersLock(const std::string& dir, const std::string& what);
+  ~EnclosingFoldersLock();
+  EnclosingFoldersLock(const EnclosingFoldersLock&) = delete;
+  EnclosingFoldersLock& operator=(const EnclosingFoldersLock&) = delete;
+
+ private:
+  std::vector<int> fds_;
+};
 
 // Removes DIR's NAME.tmp.<digits> files for the NAMEs in `written` (as in
 // FolderLock); returns how many. Only for a writer that holds the folder's

@@ -220,17 +220,23 @@ TEST_CASE("a run inside a comparison that is running is that comparison's to wri
   TempDir tmp;
   const std::string cmp = tmp.file("cmp");
   const std::string run = tmp.file("cmp/baseline/seed-0");
-  CHECK_NOTHROW(check_no_enclosing_writer(run, RunFolder::kKind));
+  CHECK_NOTHROW(EnclosingFoldersLock(run, RunFolder::kKind));
   {
     const FolderLock lock(cmp, "comparison folder");
-    CHECK(test_support::error_of([&] { check_no_enclosing_writer(run, RunFolder::kKind); }) ==
+    CHECK(test_support::error_of([&] { EnclosingFoldersLock enclosing(run, RunFolder::kKind); }) ==
           "run folder " + run + " is inside comparison folder " +
               fs::weakly_canonical(cmp).string() +
               ", which is in use by another tapir process (pid " + std::to_string(::getpid()) +
               "); wait for it to finish or stop it, or choose another --out");
     CHECK(!fs::exists(run));
   }
-  CHECK_NOTHROW(check_no_enclosing_writer(run, RunFolder::kKind));  // finished: free
+  {
+    // While the run is written on its own, the comparison cannot start.
+    const EnclosingFoldersLock enclosing(run, RunFolder::kKind);
+    CHECK_THROWS_WITH_AS(FolderLock(cmp, "comparison folder"),
+                         doctest::Contains("is in use by another tapir process"), Error);
+  }
+  CHECK_NOTHROW(FolderLock(cmp, "comparison folder"));
 }
 
 TEST_CASE("a refused train, resume or search resume leaves a folder as it was, without a lock") {

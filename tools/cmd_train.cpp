@@ -136,7 +136,9 @@ Command add_train_command(CLI::App& app) {
             o->quiet = o->quiet || !root;
             // A run inside a comparison or search that is running is that job's to write.
             const std::string dir = o->resume.empty() ? o->out : o->resume;
-            if (!dir.empty()) check_no_enclosing_writer(dir, RunFolder::kKind);
+            const auto enclosing =
+                dir.empty() ? nullptr
+                            : std::make_unique<EnclosingFoldersLock>(dir, RunFolder::kKind);
             const std::unique_ptr<Trainer> trainer =
                 o->resume.empty() ? start_trainer(*cmd, *o, root) : resume_trainer(*cmd, *o, root);
             trainer->set_data_parallel(true);
