@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "base/error.h"
 
@@ -75,7 +78,8 @@ void sync_directory(const std::string& directory) {
 // first failing step, with its name in *step.
 int write_temporary(const std::string& temp_path, std::string_view bytes, const char** step) {
   *step = "cannot create temporary file";
-  const int raw_fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int raw_fd =
+      ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (raw_fd < 0) return errno;
   FileDescriptor fd(raw_fd);
   *step = "cannot write";
@@ -134,7 +138,34 @@ void read_json_lines(const std::string& path, const std::function<void(const Jso
   }
 }
 
+void refuse_symbolic_link(const std::string& path) {
+  struct stat info {};
+  TAPIR_CHECK(::lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode), path,
+              ": is a symbolic link, and tapir writes only files of its own, never through a "
+              "link; remove the link or choose another path");
+}
+
+void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path out = fs::weakly_canonical(output, ec);
+  struct stat out_info {};
+  const bool out_exists = ::stat(output.c_str(), &out_info) == 0;
+  for (const std::string& input : inputs) {
+    if (input.empty()) continue;
+    struct stat in_info {};
+    bool same = out_exists && ::stat(input.c_str(), &in_info) == 0 &&
+                in_info.st_dev == out_info.st_dev && in_info.st_ino == out_info.st_ino;
+    std::error_code in_ec;
+    const fs::path in = fs::weakly_canonical(input, in_ec);
+    same = same || (!ec && !in_ec && in == out);
+    TAPIR_CHECK(!same, output, " is the same file as ", input,
+                ", which this command reads; choose another output path");
+  }
+}
+
 void write_file_atomic(const std::string& path, std::string_view bytes) {
+  refuse_symbolic_link(path);
   const std::string temp_path = path + ".tmp." + std::to_string(::getpid());
   const char* step = "";
   int error = write_temporary(temp_path, bytes, &step);
@@ -152,7 +183,9 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
 void append_line(const std::string& path, std::string_view line) {
   TAPIR_CHECK(line.find('\n') == std::string_view::npos, path,
               ": appended line must not contain a newline");
-  const int raw_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  refuse_symbolic_link(path);
+  const int raw_fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (raw_fd < 0) fail(path, ": cannot open for append (", reason(errno), ")");
   FileDescriptor fd(raw_fd);
   std::string record(line);
@@ -161,6 +194,17 @@ void append_line(const std::string& path, std::string_view line) {
     fail(path, ": cannot append (", reason(error), ")");
   }
   if (const int error = fd.close_now()) fail(path, ": cannot close (", reason(error), ")");
+}
+
+std::string file_fingerprint(const std::string& path) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64 bits
+  for (const char c : read_file(path)) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "fnv1a64:%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 void sync_file(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/error.h"
 #include "base/json.h"
@@ -40,15 +41,31 @@ void read_json_lines(const std::string& path, const std::function<void(const Jso
 
 // Writes bytes to path + ".tmp.<pid>", fsyncs it, renames it over path, then
 // fsyncs the directory. On failure the temporary file is removed, path is left
-// as it was, and the error names path and the reason.
+// as it was, and the error names path and the reason. A path that is a
+// symbolic link is refused (refuse_symbolic_link).
 void write_file_atomic(const std::string& path, std::string_view bytes);
+
+// A fingerprint of the file's bytes, "fnv1a64:" and 16 hex digits, to tell
+// later whether the file is still the one that was read or written.
+std::string file_fingerprint(const std::string& path);
 
 // fsync(2)s an existing file (metrics.jsonl with each checkpoint); fails
 // naming the path.
 void sync_file(const std::string& path);
 
+// Throws "path: is a symbolic link, ..." when path is one: tapir writes its
+// own files, never another file through a link.
+void refuse_symbolic_link(const std::string& path);
+
+// Refuses to write `output` over one of the command's `inputs`: the same file
+// (same device and inode) or the same path once made canonical. "OUTPUT is
+// the same file as INPUT, which this command reads; choose another output
+// path".
+void refuse_output_over_inputs(const std::string& output, const std::vector<std::string>& inputs);
+
 // Appends line + '\n' with one write on a file opened for append, creating it
-// if needed (for metrics.jsonl). The line must not contain '\n'.
+// if needed (for metrics.jsonl). The line must not contain '\n'; a path that
+// is a symbolic link is refused.
 void append_line(const std::string& path, std::string_view line);
 
 }  // namespace tapir

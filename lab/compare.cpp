@@ -186,20 +186,93 @@ void check_reusable(const Json& stored, const Json& now, const std::vector<std::
               " differ); give another --out, or remove ", dir, " to ", redo);
 }
 
+namespace {
+
+// The files a run reads besides its config.json, by path, with their
+// fingerprints now.
+Json input_fingerprints(const TrainConfig& config) {
+  Json files = Json::object();
+  if (!config.arch_file.empty()) files.set(config.arch_file, file_fingerprint(config.arch_file));
+  return files;
+}
+
+// The files compare reads from a finished run, with their fingerprints now.
+Json output_fingerprints(const RunFolder& folder) {
+  Json files = Json::object();
+  for (const char* name : {RunFolder::kMetrics, RunFolder::kCheckpoint})
+    if (folder.has(name)) files.set(name, file_fingerprint(folder.file(name)));
+  return files;
+}
+
+// Fails unless the run in `folder` read the same bytes it would read now:
+// each file of its inputs.json still holds what it held when the run started.
+void check_same_inputs(const TrainConfig& config, const RunFolder& folder) {
+  const std::string path = folder.file(RunFolder::kInputs);
+  TAPIR_CHECK(folder.has(RunFolder::kInputs), folder.dir(),
+              " holds a run that recorded no fingerprints of its input files (no ",
+              RunFolder::kInputs,
+              ", as before tapir kept them), so it cannot be reused safely; "
+              "give another --out, or remove ",
+              folder.dir(), " to train it again");
+  const Json recorded = read_json_file(path);
+  const Json now = input_fingerprints(config);
+  for (const auto& [file, fingerprint] : now.as_object()) {
+    const Json* was = recorded.is_object() ? recorded.find(file) : nullptr;
+    TAPIR_CHECK(was != nullptr && *was == fingerprint, folder.dir(),
+                " holds a run trained with other contents of ", file, " (", path, " records ",
+                was && was->is_string() ? was->as_string() : std::string("none"), ", the file is ",
+                fingerprint.as_string(), " now); give another --out, or remove ", folder.dir(),
+                " to train it again");
+  }
+}
+
+// Fails unless the finished run's files are whole: each holds the bytes the
+// run left when it finished.
+void check_whole_outputs(const RunFolder& folder) {
+  const std::string path = folder.file(RunFolder::kFinished);
+  Json recorded;
+  try {
+    recorded = read_json_file(path);
+  } catch (const Error&) {
+  }
+  const Json* files = recorded.is_object() ? recorded.find("files") : nullptr;
+  TAPIR_CHECK(files != nullptr && files->is_object(), path,
+              ": expected the fingerprints of the run's files (it was finished before tapir kept "
+              "them), so the run cannot be reused safely; remove ",
+              folder.dir(), " to train it again");
+  const Json now = output_fingerprints(folder);
+  for (const auto& [name, fingerprint] : files->as_object()) {
+    const Json* is = now.find(name);
+    TAPIR_CHECK(is != nullptr && *is == fingerprint, folder.file(name.c_str()),
+                " is not the file the finished run left (", path, " records ",
+                fingerprint.is_string() ? fingerprint.as_string() : std::string("?"),
+                ", the file is ", is ? is->as_string() : std::string("missing"),
+                ": cut short or changed since); remove ", folder.dir(), " to train it again");
+  }
+}
+
+}  // namespace
+
 void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,
                     const std::string& label) {
+  const RunFolder folder(dir);
   const fs::path marker = fs::path(dir) / RunFolder::kFinished;
   check_same_config(config, dir);
   if (fs::exists(marker)) {
+    check_same_inputs(config, folder);
+    check_whole_outputs(folder);
     progress.skip_run(label, "finished earlier: " + dir);
     return;
   }
   std::unique_ptr<Trainer> trainer;
   if (fs::exists(fs::path(dir) / "resume.safetensors")) {
+    check_same_inputs(config, folder);
     trainer = Trainer::resume(dir);
   } else {
-    trainer = make_trainer(config, dir);  // constrained variants get their trainer
+    const Json inputs = input_fingerprints(config);  // the bytes the trainer reads next
+    trainer = make_trainer(config, dir);             // constrained variants get their trainer
     trainer->start_fresh(/*force=*/true);
+    write_file_atomic(folder.file(RunFolder::kInputs), to_json(inputs, 2) + "\n");
   }
   progress.start_run(label, trainer->step(), trainer->config().steps);
   std::vector<EvalResult> last;
@@ -210,7 +283,10 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress&
     if (inner) inner(step, results);
   };
   trainer->run(events);
-  write_file_atomic(marker.string(), std::to_string(trainer->step()) + "\n");
+  Json finished = Json::object();
+  finished.set("steps", trainer->step());
+  finished.set("files", output_fingerprints(folder));
+  write_file_atomic(marker.string(), to_json(finished, 2) + "\n");
   std::string summary = std::to_string(trainer->step()) + " steps";
   if (!last.empty()) summary += ", " + format_eval({last.front()});
   progress.finish_run(summary);
@@ -228,9 +304,10 @@ void train_all(const std::vector<PlannedRun>& runs, Progress& progress) {
   dist::barrier();
 }
 
-std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what) {
+std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what,
+                                         const std::vector<std::string>& written) {
   std::unique_ptr<FolderLock> lock;
-  if (dist::is_root()) lock = std::make_unique<FolderLock>(dir, what);
+  if (dist::is_root()) lock = std::make_unique<FolderLock>(dir, what, written);
   dist::barrier();
   return lock;
 }

@@ -119,8 +119,10 @@ struct PlannedRun {
 void train_all(const std::vector<PlannedRun>& runs, Progress& progress);
 
 // The lock of a folder that every rank of a job writes into: rank 0 takes
-// it (the others get null), and all return once it is held.
-std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what);
+// it (the others get null), and all return once it is held. `written` as for
+// FolderLock.
+std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what,
+                                         const std::vector<std::string>& written = {});
 
 // The runs of one configuration over seeds config.seed, config.seed + 1,
 // ..., in dir/seed-N, labelled "<variant> seed N".

@@ -202,7 +202,8 @@ void report_noise(const RobustCompareConfig& c, const ArmNames& arms, const Meas
 void run_robust_compare(const RobustCompareConfig& c) {
   const ArmNames arms = {"erm", c.arm};
   check_robust_compare(c);
-  const auto lock = lock_for_job(c.out, "robust-compare folder");
+  check_new_or_owned(c.out, "robust-compare folder");  // before anything is written
+  const auto lock = lock_for_job(c.out, "robust-compare folder", {"summary_*", "compare_*"});
   Progress progress(c.quiet || !dist::is_root());  // rank 0 reports for the job
   if (!c.note.empty()) progress.line(c.note);
   const auto dirs = train_arms(c, arms, progress);

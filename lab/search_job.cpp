@@ -33,7 +33,7 @@ void start_search_job(const SearchConfig& config, const std::string& out, bool f
   const SearchFolder folder(out);
   const bool existed = folder.check_replaceable(force);
   dist::barrier();  // every rank has looked before rank 0 changes the folder
-  const auto lock = lock_for_job(out, "search folder");
+  const auto lock = lock_for_job(out, SearchFolder::kKind, SearchFolder::written());
   if (existed && dist::is_root()) folder.clear();
   dist::barrier();  // the folder is empty before any rank writes its models
   Search search(config, out, /*over_ranks=*/true);
@@ -61,8 +61,8 @@ void start_repeated_search_jobs(const SearchConfig& config, const std::string& o
 void resume_search_job(const std::string& dir, int64_t steps, std::optional<Device> device,
                        std::optional<int> threads, bool quiet) {
   quiet = quiet || !dist::is_root();
-  TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
-  const auto lock = lock_for_job(dir, "search folder");
+  SearchFolder(dir).read_config_to_resume();  // a folder that is no search gets no lock file
+  const auto lock = lock_for_job(dir, SearchFolder::kKind, SearchFolder::written());
   const auto search = Search::resume(dir, steps, device, threads, /*over_ranks=*/true);
   Progress progress(quiet);
   if (!search->resume_note().empty()) progress.line(search->resume_note());

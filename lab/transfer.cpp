@@ -81,7 +81,9 @@ std::string ensure_search(const TransferOptions& o, const std::string& task, Pro
       return arch;
     }
   }
-  fs::remove_all(dir);  // stopped before its first evaluation: it starts over
+  // Stopped before its first evaluation: it starts over, removing only what
+  // a search writes, and only from tapir's search folder.
+  if (const SearchFolder folder(dir); folder.check_replaceable(/*force=*/true)) folder.clear();
   Search search(s, dir);
   run_search(search, progress, label);
   return arch;

@@ -23,43 +23,40 @@ bool RunFolder::has(const char* name) const {
   return fs::exists(file(name));
 }
 
-namespace {
-
-// The entries of dir other than its lock file, by name ("" when none).
-std::string entries_of(const std::string& dir) {
-  std::string names;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name != FolderLock::kFile) names += (names.empty() ? "" : ", ") + name;
-  }
-  return names;
+std::vector<std::string> RunFolder::written() {
+  return {kConfig,   kMetrics, kCheckpoint, kResume,    kArchitecture,
+          kFinished, kInputs,  "layers_*",  "robust_*", "report.html"};
 }
 
-}  // namespace
+bool RunFolder::check_replaceable(bool force) const {
+  const std::string entries = foreign_entries(dir_);
+  if (entries.empty()) return false;
+  TAPIR_CHECK(force, "output folder ", dir_,
+              " already exists (use --resume to continue it or --force to overwrite it)");
+  // Only a folder tapir made is replaced: one marked as a run, or one from
+  // before the marker whose config.json is a run's.
+  bool is_run = owned_kind(dir_) == kKind;
+  if (!is_run && owned_kind(dir_).empty() && has(kConfig)) {
+    try {
+      read_config(/*check_task=*/false);  // a task whose corpus moved away is still a run
+      is_run = true;
+    } catch (const Error&) {
+    }
+  }
+  TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_, " is not one (no ",
+              kMarkerFile, " marker of a run and no readable tapir config.json; it holds ", entries,
+              "); choose another --out or remove it yourself");
+  return true;
+}
 
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
   if (!writes()) return;
-  const std::string entries = fs::exists(dir_) ? entries_of(dir_) : "";
-  if (!entries.empty()) {
-    TAPIR_CHECK(force, "output folder ", dir_,
-                " already exists (use --resume to continue it or --force to overwrite it)");
-    // Only a folder tapir made is replaced: one whose config.json is a run's.
-    bool is_run = false;
-    if (has(kConfig)) {
-      try {
-        read_config(/*check_task=*/false);  // a task whose corpus moved away is still a run
-        is_run = true;
-      } catch (const Error&) {
-      }
-    }
-    TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_,
-                " is not one (no readable tapir config.json; it holds ", entries,
-                "); choose another --out or remove it yourself");
-    for (const char* name : {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kFinished})
+  if (check_replaceable(force))
+    for (const char* name :
+         {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kFinished, kInputs})
       fs::remove(file(name));
-  }
   fs::create_directories(dir_);
+  mark_folder(dir_, kKind);
   write_config(config);
 }
 
@@ -86,8 +83,10 @@ void RunFolder::append_metrics(const Json& line) const {
   append_line(file(kMetrics), to_json(line));
 }
 
-std::string drop_log_lines_after(const std::string& path, int64_t step) {
-  if (!fs::exists(path)) return "";
+LogCut cut_log_after(const std::string& path, int64_t step) {
+  LogCut cut;
+  cut.path = path;
+  if (!fs::exists(path)) return cut;
   const std::string text = read_file(path);
   std::string kept, dropped;
   int64_t later = 0;
@@ -120,8 +119,19 @@ std::string drop_log_lines_after(const std::string& path, int64_t step) {
     dropped += "dropped " + std::to_string(later) + " lines of " + path + " logged after step " +
                std::to_string(step) + ", the step of the resume file";
   }
-  if (kept != text) write_file_atomic(path, kept);
-  return dropped;
+  cut.changed = kept != text;
+  cut.kept = std::move(kept);
+  cut.note = std::move(dropped);
+  return cut;
+}
+
+std::string LogCut::apply() const {
+  if (changed) write_file_atomic(path, kept);
+  return note;
+}
+
+std::string drop_log_lines_after(const std::string& path, int64_t step) {
+  return cut_log_after(path, step).apply();
 }
 
 std::string RunFolder::drop_metrics_after(int64_t step) const {
@@ -280,6 +290,12 @@ SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Op
 
 std::string run_folder_of(const std::string& path) {
   return fs::is_directory(path) ? path : fs::path(path).parent_path().string();
+}
+
+std::vector<std::string> run_input_files(const std::string& path, const std::string& arch_file) {
+  const RunFolder folder(run_folder_of(path));
+  return {path, folder.file(RunFolder::kConfig), folder.file(RunFolder::kCheckpoint),
+          folder.file(RunFolder::kArchitecture), arch_file};
 }
 
 }  // namespace tapir

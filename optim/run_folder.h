@@ -40,8 +40,17 @@ class RunFolder {
   static constexpr const char* kResume = "resume.safetensors";
   static constexpr const char* kArchitecture = "arch.safetensors";
   // Written by compare, transfer and robust-compare when a run completes
-  // (lab/compare.h); holds the step count.
+  // (lab/compare.h); holds the step count and the fingerprints of its files.
   static constexpr const char* kFinished = "finished";
+  // Written with a run that compare, transfer or robust-compare start: the
+  // fingerprints of the files it reads (lab/compare.h).
+  static constexpr const char* kInputs = "inputs.json";
+
+  // The kind its marker names (base/folder_lock.h).
+  static constexpr const char* kKind = "run folder";
+  // The names of the files a run writes through write_file_atomic: their
+  // temporaries are removed when a writer takes the lock.
+  static std::vector<std::string> written();
 
   explicit RunFolder(std::string dir = "") : dir_(std::move(dir)) {}
   const std::string& dir() const { return dir_; }
@@ -50,9 +59,12 @@ class RunFolder {
   std::string file(const char* name) const;
   bool has(const char* name) const;
 
-  // Opens the folder for a fresh run: fails if it holds anything (unless
-  // force, which removes the run's files, and only from a folder whose
-  // config.json is a tapir run's), then writes config.json.
+  // Whether the folder holds anything; fails, changing nothing, if it does
+  // unless force and it is tapir's run folder (its marker, or a config.json
+  // that reads as a run's).
+  bool check_replaceable(bool force) const;
+  // Opens the folder for a fresh run: check_replaceable, then removes the
+  // run's files if the folder held anything, marks it and writes config.json.
   void start_fresh(const TrainConfig& config, bool force) const;
   void write_config(const TrainConfig& config) const;
   // config.json, strictly; with check_task, the task is also built from its
@@ -129,14 +141,34 @@ void reject_unknown_tensors(const SafeTensorsFile& file, const std::string& path
 int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,
                        const std::string& key);
 
-// Drops the lines of a JSON-lines log (metrics.jsonl, search.jsonl) whose
-// "step" is after `step`, and a torn last line; returns what was dropped
-// ("" when nothing, or when there is no such file). Any other unreadable
-// line is an error naming its line number.
+// A JSON-lines log (metrics.jsonl, search.jsonl) cut back to a step: what
+// stays, and what was dropped ("" when nothing). Reading is apart from
+// writing so that a resume can check every log before it changes any.
+struct LogCut {
+  std::string path;
+  std::string kept;
+  bool changed = false;
+  std::string note;
+  // Writes the kept lines when they differ; returns the note.
+  std::string apply() const;
+};
+
+// The cut of the log at `path` that drops its lines whose "step" is after
+// `step`, and a torn last line (nothing when there is no such file). Any
+// other unreadable line is an error naming its line number.
+LogCut cut_log_after(const std::string& path, int64_t step);
+
+// cut_log_after(path, step).apply().
 std::string drop_log_lines_after(const std::string& path, int64_t step);
 
 // The run folder of `path`: the folder itself, or the folder a checkpoint
 // file is in.
 std::string run_folder_of(const std::string& path);
+
+// The files a command that opens the run at `path` (a folder or a checkpoint
+// file) reads: `path`, its folder's config.json, checkpoint and
+// architecture file, and the architecture file `arch_file` it names (if
+// any). An output among them is refused (refuse_output_over_inputs).
+std::vector<std::string> run_input_files(const std::string& path, const std::string& arch_file);
 
 }  // namespace tapir

@@ -33,25 +33,69 @@ std::string SearchFolder::model_dir(int m, int64_t generation) const {
   return (fs::path(dir_) / "models" / name).string();
 }
 
-bool SearchFolder::check_replaceable(bool force) const {
-  const bool holds = fs::exists(dir_) && !fs::is_empty(dir_);
-  if (holds) {
-    TAPIR_CHECK(force, "output folder ", dir_, " already exists (use --force to overwrite it)");
-    TAPIR_CHECK(fs::exists(fs::path(dir_) / kConfig),
-                "--force replaces only a tapir search folder, and ", dir_,
-                " is not one (no search.json); choose another --out or remove it "
-                "yourself");
-  }
-  return holds;
+std::vector<std::string> SearchFolder::written() {
+  return {kConfig, kLog, kResume, kArchitecture, kResult, "report.html"};
 }
 
+bool SearchFolder::check_replaceable(bool force) const {
+  const std::string entries = foreign_entries(dir_);
+  if (entries.empty()) return false;
+  TAPIR_CHECK(force, "output folder ", dir_, " already exists (use --force to overwrite it)");
+  // Only a folder tapir made is replaced: one marked as a search, or one
+  // from before the marker whose search.json reads as a search's.
+  bool is_search = owned_kind(dir_) == kKind;
+  if (!is_search && owned_kind(dir_).empty() && fs::exists(file(kConfig))) {
+    try {
+      read_json_file(file(kConfig), SearchConfig::from_json);
+      is_search = true;
+    } catch (const Error&) {
+    }
+  }
+  TAPIR_CHECK(is_search, "--force replaces only a tapir search folder, and ", dir_,
+              " is not one (no ", kMarkerFile, " marker of a search and no readable tapir ",
+              kConfig, "; it holds ", entries, "); choose another --out or remove it yourself");
+  return true;
+}
+
+namespace {
+
+// Removes the files named `names` from dir, then dir itself when that leaves
+// it empty.
+void remove_files(const fs::path& dir, const std::vector<std::string>& names) {
+  for (const std::string& name : names) fs::remove(dir / name);
+  std::error_code ec;
+  if (fs::is_empty(dir, ec) && !ec) fs::remove(dir);
+}
+
+}  // namespace
+
 void SearchFolder::clear() const {
-  for (const fs::directory_entry& e : fs::directory_iterator(dir_))
-    if (e.path().filename() != FolderLock::kFile) fs::remove_all(e.path());
+  for (const std::string& name : written()) fs::remove(file(name.c_str()));
+  const fs::path snapshots = fs::path(dir_) / kSnapshots;
+  if (fs::is_directory(snapshots)) {
+    std::vector<std::string> names;
+    for (const fs::directory_entry& e : fs::directory_iterator(snapshots)) {
+      long long at = 0;
+      char rest = 0;
+      const std::string name = e.path().filename().string();
+      if (std::sscanf(name.c_str(), "arch-step-%lld.safetensor%c", &at, &rest) == 2 && rest == 's')
+        names.push_back(name);
+    }
+    remove_files(snapshots, names);
+  }
+  const fs::path models = fs::path(dir_) / "models";
+  if (fs::is_directory(models)) {
+    for (const fs::directory_entry& e : fs::directory_iterator(models))
+      if (e.is_directory() && e.path().filename().string().rfind("model-", 0) == 0)
+        remove_files(e.path(),
+                     {RunFolder::kConfig, RunFolder::kMetrics, FolderLock::kFile, kMarkerFile});
+    remove_files(models, {});
+  }
 }
 
 void SearchFolder::start_fresh(const SearchConfig& config) const {
   fs::create_directories(fs::path(dir_) / kSnapshots);
+  mark_folder(dir_, kKind);
   write_config(config);
 }
 
@@ -109,14 +153,20 @@ std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
   const auto note = [&notes](const std::string& text) {
     if (!text.empty()) notes.push_back(text);
   };
-  note(drop_log_lines_after(file(kLog), step));
+  // Every log is read and checked before any is cut.
+  std::vector<LogCut> cuts = {cut_log_after(file(kLog), step)};
+  for (int m = 0; m < static_cast<int>(models.size()); ++m) {
+    const ModelAt& at = models[static_cast<size_t>(m)];
+    cuts.push_back(
+        cut_log_after(RunFolder(model_dir(m, at.generation)).file(RunFolder::kMetrics), at.steps));
+  }
+  for (const LogCut& cut : cuts) note(cut.apply());
   int64_t later_folders = 0;
   for (int m = 0; m < static_cast<int>(models.size()); ++m) {
     const ModelAt& at = models[static_cast<size_t>(m)];
     const RunFolder folder(model_dir(m, at.generation));
     fs::create_directories(folder.dir());
     folder.write_config(*at.config);  // the device and threads it runs with now
-    note(folder.drop_metrics_after(at.steps));
     // Generations started after the resumed step start again when their time comes.
     for (int64_t g = at.generation + 1; fs::exists(model_dir(m, g)); ++g) {
       fs::remove_all(model_dir(m, g));

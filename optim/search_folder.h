@@ -33,6 +33,11 @@ class SearchFolder {
   static constexpr const char* kResult = "search_result.json";
   static constexpr const char* kSnapshots = "snapshots";
 
+  // The kind its marker names (base/folder_lock.h).
+  static constexpr const char* kKind = "search folder";
+  // The names of the files at its top that a search writes.
+  static std::vector<std::string> written();
+
   explicit SearchFolder(std::string dir = "") : dir_(std::move(dir)) {}
   const std::string& dir() const { return dir_; }
   bool writes() const { return !dir_.empty(); }
@@ -41,9 +46,12 @@ class SearchFolder {
   std::string model_dir(int m, int64_t generation) const;
 
   // For `--out DIR [--force]`: whether the folder holds anything; fails if
-  // it does, unless force and it is a search folder (has search.json).
+  // it does, unless force and it is tapir's search folder (its marker, or a
+  // search.json that reads as a search's).
   bool check_replaceable(bool force) const;
-  // Removes everything in the folder but its lock (base/folder_lock.h).
+  // Removes the files a search writes (written(), the snapshots, the model
+  // folders' config.json, metrics.jsonl, lock and marker, and folders that leaves empty);
+  // any other file stays.
   void clear() const;
   // A fresh search's first files: snapshots/ and search.json.
   void start_fresh(const SearchConfig& config) const;

@@ -52,7 +52,10 @@ void check_optimizer_steps(const Optimizer& optimizer, int64_t step, const std::
 }  // namespace
 
 void Trainer::start_fresh(bool force) {
-  if (folder_.writes()) lock_ = std::make_unique<FolderLock>(folder_.dir(), "run folder");
+  if (folder_.writes()) {
+    folder_.check_replaceable(force);  // a refused folder is left as it was, without a lock file
+    lock_ = std::make_unique<FolderLock>(folder_.dir(), RunFolder::kKind, RunFolder::written());
+  }
   folder_.start_fresh(run_.config, force);
 }
 
@@ -193,8 +196,9 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
                                          bool writes) {
   const RunFolder folder(dir);
   TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
-  auto lock = writes ? std::make_unique<FolderLock>(dir, "run folder") : nullptr;
   TAPIR_CHECK(folder.has(RunFolder::kConfig), "cannot resume ", dir, ": no config.json in it");
+  auto lock =
+      writes ? std::make_unique<FolderLock>(dir, RunFolder::kKind, RunFolder::written()) : nullptr;
   TrainConfig config = folder.read_config();
   const int64_t saved_steps = config.steps;
   if (steps > 0) {

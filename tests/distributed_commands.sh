@@ -104,6 +104,7 @@ grep -q "baseline" cmp-two.log || fail "rank 0 printed no table"
 
 echo "== a failure on one rank ends the job with its message"
 mkdir -p cmp-bad/baseline/seed-1
+cp cmp-one/.tapir cmp-bad/.tapir  # a comparison tapir made, with one run of other options
 sed -E "s/\"steps\": *40,/\"steps\": 41,/" cmp-one/baseline/seed-1/config.json > cmp-bad/baseline/seed-1/config.json
 if timeout 300 "${mpirun[@]}" -np 2 "$tapir" "${compare[@]}" --out cmp-bad > bad.log 2>&1; then
   fail "a job whose rank 1 failed exited 0"

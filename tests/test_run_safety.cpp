@@ -88,9 +88,10 @@ TEST_CASE("two trainers on one folder: the second stops at once") {
 TEST_CASE("taking the lock removes a killed writer's temporary files, and only those") {
   const std::string dir = temp_dir("stale");
   fs::create_directories(dir);
+  mark_folder(dir, RunFolder::kKind);  // a run folder tapir made
   write_file_atomic(dir + "/checkpoint.safetensors.tmp.12345", "half");
   write_file_atomic(dir + "/notes.tmp.mine", "a user's file");
-  { const FolderLock lock(dir, "run folder"); }
+  { const FolderLock lock(dir, RunFolder::kKind, RunFolder::written()); }
   CHECK(!fs::exists(dir + "/checkpoint.safetensors.tmp.12345"));
   CHECK(fs::exists(dir + "/notes.tmp.mine"));
   fs::remove_all(dir);

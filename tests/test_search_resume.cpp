@@ -260,3 +260,25 @@ TEST_CASE("search.json keeps its keys, their order and the spelling of its choic
   CHECK(j.at("arch_split").as_string() == "arch");
   CHECK(SearchConfig::from_json(j).arch_grad == ArchGrad::mean);
 }
+
+TEST_CASE("a resume checks every log before it cuts any") {
+  const std::string dir = temp_dir("logs");
+  run_until(dir, 8);
+  // A line after the resumed step in the search's log, to be dropped, and a
+  // damaged line in the log of the last model that has one.
+  append_line(dir + "/search.jsonl", "{\"step\": 99}");
+  std::string damaged;
+  for (int m = 2; m >= 0 && damaged.empty(); --m)
+    for (const char* gen : {"-gen-1", ""}) {
+      const std::string path = dir + "/models/model-" + std::to_string(m) + gen + "/metrics.jsonl";
+      if (damaged.empty() && fs::exists(path)) damaged = path;
+    }
+  REQUIRE(!damaged.empty());
+  write_file_atomic(damaged, "not a log line\n" + read_file(damaged));
+  const std::map<std::string, std::string> before = files_of(dir);
+  CHECK_THROWS_WITH_AS(
+      Search::resume(dir),
+      doctest::Contains((damaged + ": line 1 is not a log line with a step").c_str()), Error);
+  CHECK(files_of(dir) == before);
+  fs::remove_all(dir);
+}

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/file_io.h"
 #include "engine/threads.h"
 #include "lab/poly_fit.h"
+#include "optim/run_folder.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 
@@ -58,6 +60,11 @@ Command add_arch_command(CLI::App& app) {
               p.replace_extension(".poly" + std::to_string(o->degree) + ".json");
               out = p.string();
             }
+            std::vector<std::string> inputs = {o->file};
+            if (!o->source.run.empty())
+              for (const char* name : {RunFolder::kConfig, RunFolder::kCheckpoint})
+                inputs.push_back(RunFolder(o->source.run).file(name));
+            refuse_output_over_inputs(out, inputs);
             save_poly_file(out, poly);
             for (const FittedPoly& f : poly.functions)
               std::printf("%s: degree %d on [%.4g, %.4g] (%s): max error %.3g, rms %.3g\n",

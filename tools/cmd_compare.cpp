@@ -98,7 +98,9 @@ Command add_compare_command(CLI::App& app) {
             Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
             if (!note.empty()) progress.line(note);
             c.progress = &progress;
-            const auto lock = lock_for_job(o->out, "comparison folder");
+            check_new_or_owned(o->out, "comparison folder");  // before anything is written
+            const auto lock = lock_for_job(o->out, "comparison folder",
+                                           {"compare.md", "compare.json", "report.html"});
             std::vector<VariantResult> results = run_compare(c, apply_variant);
             if (!dist::is_root()) return 0;  // rank 0 probes and writes the tables
             o->probe.threads = c.base.threads;

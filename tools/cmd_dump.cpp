@@ -4,10 +4,12 @@
 #include <cstdio>
 
 #include "autograd/ops.h"
+#include "base/file_io.h"
 #include "engine/safetensors.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/model_run.h"
+#include "optim/run_folder.h"
 #include "optim/task_loss.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -32,6 +34,7 @@ Command add_dump_command(CLI::App& app) {
   return {cmd, [o]() {
             set_num_threads(o->threads);
             const ModelRun run = open_run(o->checkpoint);
+            refuse_output_over_inputs(o->out, run_input_files(o->checkpoint, run.config.arch_file));
             const Task& task = *run.task;
             Batch batch;
             const int64_t n = std::min(o->batch, task.eval_size(o->split));

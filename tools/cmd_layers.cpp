@@ -3,6 +3,7 @@
 // monotonically and by what factors; a table and an SVG line plot.
 #include <cstdio>
 
+#include "base/file_io.h"
 #include "lab/robust_report.h"
 #include "lab/svg.h"
 #include "optim/run_folder.h"
@@ -60,6 +61,8 @@ Command add_layers_command(CLI::App& app) {
               }
               PlotSeries s{"loss", {}, p.loss, {}};
               for (size_t l = 0; l < p.loss.size(); ++l) s.x.push_back(double(l));
+              refuse_output_over_inputs(
+                  path, run_input_files(o->checkpoint.checkpoint, run.config.arch_file));
               write_svg_line_plot(path, {"per-layer " + o->split + " loss", "layer", "loss", true},
                                   {s});
               if (!o->json) std::printf("plot: %s\n", path.c_str());

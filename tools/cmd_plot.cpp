@@ -27,6 +27,7 @@ Command add_plot_command(CLI::App& app) {
             const Architecture arch = load_architecture(o->file);
             std::string title = "learned functions of ";
             title += o->file;
+            refuse_output_over_inputs(o->out, {o->file});
             write_file_atomic(o->out, architecture_svg(arch, title));
             std::printf("wrote %s (%zu functions)\n", o->out.c_str(), arch.functions.size());
             return 0;

@@ -4,6 +4,7 @@
 // over noise seeds; a table per noise kind and one SVG plot.
 #include <cstdio>
 
+#include "base/file_io.h"
 #include "lab/robust_report.h"
 #include "lab/svg.h"
 #include "optim/run_folder.h"
@@ -81,6 +82,8 @@ Command add_robust_command(CLI::App& app) {
                 path += o->split;
                 path += ".svg";
               }
+              refuse_output_over_inputs(
+                  path, run_input_files(o->checkpoint.checkpoint, run.config.arch_file));
               write_svg_line_plot(path, {metric + " under input noise", "gamma", metric, false},
                                   series);
               if (!o->json) std::printf("plot: %s\n", path.c_str());

@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <string>
 
+#include "base/folder_lock.h"
 #include "base/json.h"
 #include "engine/dist.h"
 #include "lab/progress.h"
 #include "lab/report_text.h"
+#include "optim/run_folder.h"
 #include "tools/commands.h"
 #include "tools/train_options.h"
 
@@ -134,6 +136,11 @@ Command add_train_command(CLI::App& app) {
             // optim/data_parallel.h); rank 0 owns the folder and reports.
             const bool root = dist::is_root();
             o->quiet = o->quiet || !root;
+            // A run inside a comparison or search that is running is that job's to write.
+            const std::string dir = o->resume.empty() ? o->out : o->resume;
+            const auto enclosing =
+                dir.empty() ? nullptr
+                            : std::make_unique<EnclosingFoldersLock>(dir, RunFolder::kKind);
             const std::unique_ptr<Trainer> trainer =
                 o->resume.empty() ? start_trainer(*cmd, *o, root) : resume_trainer(*cmd, *o, root);
             trainer->set_data_parallel(true);

@@ -78,7 +78,9 @@ Command add_transfer_command(CLI::App& app) {
             while (std::getline(in, task, ','))
               if (!task.empty()) run.tasks.push_back(task);
             check_transfer(run);  // all of it before the folder is touched
-            const auto lock = lock_for_job(run.out_dir, "transfer folder");
+            check_new_or_owned(run.out_dir, "transfer folder");
+            const auto lock = lock_for_job(run.out_dir, "transfer folder",
+                                           {"transfer.md", "transfer.json", "transfer.svg"});
             Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
             run.progress = &progress;
             const TransferResult r = run_transfer(run);
