@@ -2,6 +2,11 @@
 // (optim/model_run.h).
 #include "optim/model_run.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
 #include <filesystem>
 
 #include "nn/architecture.h"
@@ -23,6 +28,53 @@ void complete_config(TrainConfig& config, const Task& task) {
               config.model.context);
   if (config.schedule.total == 0) config.schedule.total = config.steps;
 }
+
+int64_t estimated_training_bytes(const TrainConfig& config, int64_t length,
+                                 int64_t eval_examples) {
+  const ModelConfig& m = config.model;
+  // In doubles: the products of absurd sizes overflow no integer.
+  const double v = static_cast<double>(m.input == ModelInput::frames ? m.frame_dim : m.vocab);
+  const double c = static_cast<double>(m.width), t = static_cast<double>(length);
+  const double l = static_cast<double>(m.layers), r = static_cast<double>(m.mlp_ratio);
+  const double h = static_cast<double>(m.heads);
+  const double block = 4 * c * c + 2 * r * c * c + (9 + r) * c;
+  const double parameters = 2 * v * c + static_cast<double>(m.context) * c + l * block + 2 * c + v;
+  // Per example: every block's stored activations, its attention scores and
+  // their softmax, and the logits with their gradient.
+  const double per_example = t * (l * (c * (8 + 2 * r) + 2 * h * t) + 2 * v);
+  const double batch =
+      static_cast<double>(std::max(config.batch, std::min(config.eval_batch, eval_examples)));
+  const double bytes = 4 * (4 * parameters + batch * per_example);
+  return bytes >= 9e18 ? INT64_MAX : static_cast<int64_t>(bytes);
+}
+
+namespace {
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
+// Refuses a run that cannot fit in this machine's memory before the first
+// allocation, which would end in std::bad_alloc (or in the kernel's
+// out-of-memory killer) only after minutes of filling the memory.
+void check_fits_in_memory(const TrainConfig& c, const Task& task) {
+  if (c.device != Device::cpu) return;
+  int64_t eval_examples = 0;
+  for (const std::string& split : task.eval_splits())
+    eval_examples = std::max(eval_examples, task.eval_size(split));
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;
+  const double memory = static_cast<double>(pages) * static_cast<double>(page);
+  const double need = static_cast<double>(estimated_training_bytes(c, task.max_length(), eval_examples));
+  TAPIR_CHECK(need <= memory, "this run needs about ", gib(need), " of memory (width ",
+              c.model.width, ", ", c.model.layers, " layers, sequences of ", task.max_length(),
+              ", --batch ", c.batch, ", --eval-batch ", c.eval_batch, "), more than the ",
+              gib(memory), " this machine has; lower --batch, --eval-batch, --width or --layers");
+}
+
+}  // namespace
 
 Evaluator ModelRun::evaluator() const {
   return Evaluator(*model, *task, config.device, eval_settings(config));
@@ -54,6 +106,7 @@ Resolved resolve(const TrainConfig& config, bool on_device) {
     r.arch = load_architecture(c.arch_file);
     apply_architecture(r.arch, c.model);
   }
+  if (on_device) check_fits_in_memory(c, *r.task);
   return r;
 }
 

@@ -20,6 +20,15 @@ namespace tapir {
 // the task's sequences do not fit the context.
 void complete_config(TrainConfig& config, const Task& task);
 
+// A rough upper bound, in bytes, of what training `config` (completed) holds
+// in memory at once: parameters with their gradients and Adam moments, and
+// the activations of one training batch or one evaluation batch, whichever
+// is larger (f32; attention scores, MLP hidden, logits), for sequences of
+// `length` tokens. An evaluation batch holds at most `eval_examples` (the
+// largest evaluation split).
+int64_t estimated_training_bytes(const TrainConfig& config, int64_t length,
+                                 int64_t eval_examples);
+
 struct ModelRun {
   TrainConfig config;  // completed from the task
   std::unique_ptr<Task> task;

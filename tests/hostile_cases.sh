@@ -196,3 +196,64 @@ refuse outputs "link.json" @ arch fit-poly search/arch.safetensors --range -4,4 
 setup='ln -s user/notes.txt link.safetensors'
 refuse outputs "link.safetensors" @ dump --checkpoint run --out link.safetensors
 setup=""
+
+# --- state: files that parse but contradict the run, the model or themselves
+R=(train --resume run --steps 8)
+setup='sed -i "s/\"optimizer_steps\":\"4\"/\"optimizer_steps\":\"3\"/" run/resume.safetensors'
+refuse state "optimizer_steps" @ "${R[@]}"
+setup='sed -i "s/\"step\":\"4\"/\"step\":\"9\"/" run/resume.safetensors'
+refuse state "step" @ "${R[@]}"
+setup='sed -i "s/\"step\":\"4\"/\"step\":\"-\"/" run/resume.safetensors'
+refuse state "step" @ "${R[@]}"
+setup='sed -i "s/\"constraint_pending_steps\":\"0\"/\"constraint_pending_steps\":\"7\"/" crun/resume.safetensors'
+refuse state "constraint_pending_steps" @ train --resume crun --steps 8
+setup='sed -i "s/\"constraint_pending_steps\"/\"constraint_pending_stepz\"/" crun/resume.safetensors'
+refuse state "constraint_pending_steps" @ train --resume crun --steps 8
+S=(search --resume search --search-steps 8)
+setup='sed -i "s/\"model-1\/start\":\"0\"/\"model-1\/start\":\"3\"/" search/resume.safetensors'
+refuse state "start" @ "${S[@]}"
+setup='sed -i "s/\"model-0\/generation\":\"0\"/\"model-0\/generation\":\"5\"/" search/resume.safetensors'
+refuse state "generation" @ "${S[@]}"
+setup='sed -i "s/\"model-1\/optimizer_steps\":\"4\"/\"model-1\/optimizer_steps\":\"2\"/" search/resume.safetensors'
+refuse state "optimizer_steps" @ "${S[@]}"
+setup='sed -i "0,/\"optimizer_steps\":\"4\"/s//\"optimizer_steps\":\"1\"/" search/resume.safetensors'
+refuse state "optimizer_steps" @ "${S[@]}"
+setup=""
+refuse state "layer" @ train "${T[@]}" --layers 2 --mlp-act spline --spline-knots 9 \
+  --arch search/arch.safetensors --out new
+setup='sed -i "s/\"degree\": 3/\"degree\": 4/" poly.json'
+refuse state "degree" @ train "${T[@]}" --mlp-poly poly.json --out new
+setup='sed -i "s/\"degree\": 3/\"degree\": 99/" poly.json'
+refuse state "degree" @ train "${T[@]}" --mlp-poly poly.json --out new
+setup='sed -i "s/\"lo\": -4.0/\"lo\": 4.0/" poly.json'
+refuse state "poly.json" @ train "${T[@]}" --mlp-poly poly.json --out new
+setup='sed -i "s/\"layer\": 0/\"layer\": 3/" poly.json'
+refuse state "poly.json" @ train "${T[@]}" --mlp-poly poly.json --out new
+setup=""
+
+# --- reuse: a finished run whose inputs or outputs changed since ---------
+C=(compare "${T[@]}" --eval-every 2 --eval-limit 32 --seeds 1 --threshold 0.5 --spline-knots 9
+  --arch-file search/arch.safetensors --out cmp)
+setup='cp srun/arch.safetensors search/arch.safetensors'
+refuse reuse "arch" @ "${C[@]}"
+setup='head -n 1 cmp/baseline/seed-0/metrics.jsonl >cut && mv cut cmp/baseline/seed-0/metrics.jsonl'
+refuse reuse "metrics.jsonl" @ "${C[@]}"
+setup='printf "x" >>cmp/baseline/seed-0/checkpoint.safetensors'
+refuse reuse "checkpoint" @ "${C[@]}"
+setup='rm cmp/.tapir'
+refuse reuse "cmp" @ "${C[@]}"
+setup=""
+
+# --- sizes: more memory than any machine has, refused before allocating -
+refuse sizes "GiB of memory" @ train --task modadd --width 65536 --mlp-ratio 64 --layers 64 \
+  --heads 1 --out new
+refuse sizes "GiB of memory" @ train --task modadd --width 65536 --heads 1 --context 99999999999 \
+  --out new
+refuse sizes "GiB of memory" @ compare --task modadd --width 65536 --mlp-ratio 64 --layers 64 \
+  --heads 1 --out new
+refuse sizes "GiB of memory" @ search --task modadd --width 65536 --mlp-ratio 64 --layers 64 \
+  --heads 1 --out new
+refuse sizes "GiB of memory" @ robust-compare --task modadd --width 65536 --mlp-ratio 64 \
+  --layers 64 --heads 1 --constraint descent --out new
+refuse sizes "GiB of memory" @ transfer --tasks add,copy --width 65536 --mlp-ratio 64 --layers 64 \
+  --heads 1 --out new

@@ -1,6 +1,7 @@
 // The `tapir` command: a CLI11 app with one subcommand per job (see
 // tools/commands.h). Bad input prints a one-line error and exits non-zero.
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,10 @@ int run(int argc, char** argv) {
                            command.app->get_name());
       return command.run();
     }
+  } catch (const std::bad_alloc&) {
+    return failed(
+        "out of memory: this machine cannot hold what the command was asked to build; lower "
+        "--batch, --eval-batch, --width or --layers");
   } catch (const std::exception& e) {
     return failed(e.what());
   }
