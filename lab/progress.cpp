@@ -1,14 +1,17 @@
 // Progress of long commands (lab/progress.h).
 #include "lab/progress.h"
-#include "base/clock.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
+#include "base/clock.h"
+#include "base/error.h"
+#include "base/json.h"
 #include "lab/report_text.h"
 
 namespace tapir {
@@ -31,8 +34,19 @@ std::string rate_text(double steps_per_s) {
 
 }  // namespace
 
+void Progress::check_environment() {
+  const char* given = std::getenv("TAPIR_PROGRESS");
+  if (given == nullptr) return;
+  const std::string_view word = given;
+  TAPIR_CHECK(word == "bar" || word == "lines", "TAPIR_PROGRESS: expected bar or lines, got ",
+              quoted(word));
+}
+
 Progress::Style Progress::style_for(bool quiet) {
+  check_environment();
   if (quiet) return Style::quiet;
+  if (const char* given = std::getenv("TAPIR_PROGRESS"))
+    return std::string_view(given) == "bar" ? Style::bar : Style::lines;
   return ::isatty(STDOUT_FILENO) ? Style::bar : Style::lines;
 }
 

@@ -27,8 +27,13 @@ namespace tapir {
 class Progress {
  public:
   enum class Style { quiet, lines, bar };
-  // bar when stdout is a terminal, lines otherwise, quiet when asked.
+  // quiet when asked; otherwise TAPIR_PROGRESS when set (bar or lines: under
+  // mpirun every process's stdout is a terminal, even when mpirun's own
+  // output goes to a file), else bar when stdout is a terminal, lines if not.
   static Style style_for(bool quiet);
+  // Refuses a TAPIR_PROGRESS other than bar or lines; the command line calls
+  // it before any command runs.
+  static void check_environment();
 
   explicit Progress(Style style, std::FILE* out = stdout);
   explicit Progress(bool quiet) : Progress(style_for(quiet)) {}

@@ -56,6 +56,9 @@ for value in abc 0 -1 1.5 99999 99999999999999999999 ""; do
   refuse environment "TAPIR_THREADS" env "TAPIR_THREADS=$value" @ train "${T[@]}" --out new
 done
 refuse environment "TAPIR_THREADS" env TAPIR_THREADS=abc @ tasks show modadd
+for command in train compare search robust-compare; do
+  refuse environment "TAPIR_PROGRESS" env TAPIR_PROGRESS=loud @ "$command" "${T[@]}" --constraint descent --mlp-act spline --out new
+done
 refuse environment "TAPIR_BLAS_CORETYPE" env TAPIR_BLAS_CORETYPE=Nonesuch @ train "${T[@]}" --out new
 
 # --- config files -------------------------------------------------------

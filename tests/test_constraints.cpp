@@ -115,7 +115,9 @@ TEST_CASE("the configuration checks its fields and round-trips through JSON") {
   CHECK(back.to_json() == c.to_json());
   CHECK(descent({0.1}).alpha_at(7) == 0.1);
   CHECK_THROWS_WITH_AS(c.validate(2), doctest::Contains("one per layer (2), got 3"), Error);
-  CHECK_THROWS_WITH_AS(descent({1.0}).validate(2), doctest::Contains("below 1"), Error);
+  CHECK_THROWS_WITH_AS(descent({1.0}).validate(2), doctest::Contains("must be in [0, 1), got 1"),
+                       Error);
+  CHECK_THROWS_WITH_AS(descent({-0.5}).validate(2), doctest::Contains("got -0.5"), Error);
   ConstraintConfig bad = descent({0.1});
   bad.dual_lr = 0;
   CHECK_THROWS_WITH_AS(bad.validate(2), doctest::Contains("dual-lr"), Error);
@@ -125,7 +127,11 @@ TEST_CASE("the configuration checks its fields and round-trips through JSON") {
   CHECK_THROWS_WITH_AS(ConstraintConfig::from_json(ascent),
                        doctest::Contains("unknown constraint kind 'ascent' (known: none, descent)"),
                        Error);
+  // The numbers are checked with the constraints off too (a bad --alpha is
+  // a mistake either way); only the per-layer count needs them on.
   ConstraintConfig none;
-  none.alpha = {5.0};  // not checked when the constraints are off
+  none.alpha = {5.0};
+  CHECK_THROWS_WITH_AS(none.validate(2), doctest::Contains("got 5"), Error);
+  none.alpha = {0.1, 0.1, 0.1};
   CHECK_NOTHROW(none.validate(2));
 }

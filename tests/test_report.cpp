@@ -10,7 +10,10 @@
 
 #include "base/error.h"
 #include "base/file_io.h"
+#include "base/json.h"
 #include "lab/report.h"
+#include "optim/model_run.h"
+#include "tests/tiny_config.h"
 #include "tests/test_support.h"
 
 using namespace tapir;
@@ -19,6 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using test_support::TempDir;
+using test_support::tiny_modadd;
 
 std::string report_error(const fs::path& dir) {
   try {
@@ -33,7 +37,11 @@ std::string report_error(const fs::path& dir) {
 
 TEST_CASE("report: a run folder's metrics are read line by line, errors naming file and line") {
   TempDir dir;
-  dir.write("config.json", "{}\n");
+  // Its config.json is read as a run reads it, every field checked.
+  const std::string config = dir.write("config.json", "{}\n");
+  dir.write("metrics.jsonl", R"({"step":10,"split":"test","accuracy":0.5,"loss":1.25})" "\n");
+  CHECK(report_error(dir.path()) == config + ": JSON: missing key 'task'");
+  dir.write("config.json", to_json(resolved_config(tiny_modadd()).to_json(), 2) + "\n");
   const std::string good = R"({"step":10,"split":"test","accuracy":0.5,"loss":1.25})";
   const std::string metrics = dir.write("metrics.jsonl", good + "\n");
   CHECK(build_report(dir.path().string()).find("<h2>Learning curves</h2>") != std::string::npos);

@@ -210,7 +210,7 @@ TEST_CASE("task options reach only their own task's searches and runs") {
   TransferOptions stray = tiny_transfer(out);
   stray.task_options["add"].set("digits", "2");
   CHECK_THROWS_WITH_AS(run_transfer(stray),
-                       "transfer: task options are given for 'add', which is not one of the tasks",
+                       "--task-opt: options are given for 'add', which is not one of --tasks",
                        Error);
   TransferOptions typo = tiny_transfer(out);
   typo.task_options["dyck"].set("max-lenn", "6");

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "engine/dist.h"
+#include "lab/progress.h"
 #include "tools/commands.h"
 #include "tools/config_file.h"
 #include "tools/options.h"
@@ -80,6 +81,7 @@ int run(int argc, char** argv) {
   try {
     make_cli(cli);
     tapir::check_config_file(argc, argv);
+    tapir::Progress::check_environment();
   } catch (const std::exception& e) {
     return failed(e.what());
   }
