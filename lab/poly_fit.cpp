@@ -1,5 +1,6 @@
 #include "lab/poly_fit.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "autograd/tape.h"
@@ -68,6 +69,11 @@ PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path
     const auto [lo, hi] = range.run.empty() ? std::pair(range.lo, range.hi) : visited.at(f.name);
     fitted.poly = fit_polynomial(f.values, arch.spline_of(f).grid, lo, hi, degree, &fitted.error);
     fitted.poly.layer = f.layer;
+    // What a poly file must hold to load (nn/polynomial.h), checked before
+    // it is written: a range too wide or too narrow fits to nothing finite.
+    fitted.poly.validate("fit-poly: " + f.name + " (" + range_from + ")");
+    TAPIR_CHECK(std::isfinite(fitted.error.max_abs) && std::isfinite(fitted.error.rms), "fit-poly: ",
+                f.name, " (", range_from, "): the fit's error is not finite; choose a narrower range");
     file.functions.push_back(std::move(fitted));
   }
   TAPIR_CHECK(!file.functions.empty(), "fit-poly: ", arch_path,

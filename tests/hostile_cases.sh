@@ -260,3 +260,14 @@ refuse sizes "GiB of memory" @ robust-compare --task modadd --width 65536 --mlp-
   --layers 64 --heads 1 --constraint descent --out new
 refuse sizes "GiB of memory" @ transfer --tasks add,copy --width 65536 --mlp-ratio 64 --layers 64 \
   --heads 1 --out new
+refuse numbers "range" @ arch fit-poly search/arch.safetensors --range -1e308,1e308 --degree 3 \
+  -o new.json
+refuse numbers "range" @ arch fit-poly search/arch.safetensors --range 1,1 --degree 3 -o new.json
+refuse numbers "snapshot-every" @ search "${T[@]}" --snapshot-every -1 --out new
+refuse numbers "arch-beta1" @ search "${T[@]}" --arch-beta1 1.5 --out new
+refuse numbers "--arch-lr" @ search "${T[@]}" --arch-lr abc --out new
+refuse numbers "arch-lr" @ search "${T[@]}" --arch-lr -1 --out new
+refuse numbers "--eval-limit" @ compare "${T[@]}" --eval-limit -99999999999999999999 --out new
+refuse numbers "--probe-limit" @ compare "${T[@]}" --probe-limit abc --out new
+refuse numbers "--limit" @ robust-compare "${T[@]}" --constraint descent --limit 1e3 --out new
+refuse numbers "limit" @ robust-compare "${T[@]}" --constraint descent --limit -5 --out new
