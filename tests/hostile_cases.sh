@@ -271,3 +271,7 @@ refuse numbers "--eval-limit" @ compare "${T[@]}" --eval-limit -9999999999999999
 refuse numbers "--probe-limit" @ compare "${T[@]}" --probe-limit abc --out new
 refuse numbers "--limit" @ robust-compare "${T[@]}" --constraint descent --limit 1e3 --out new
 refuse numbers "limit" @ robust-compare "${T[@]}" --constraint descent --limit -5 --out new
+refuse names "unknown command 'nosuch'" @ nosuch --out new
+refuse names "unknown command" @ $'tr\x1bain' --out new
+refuse names "a command is required" @
+refuse names "--checkpoint is required" @ eval

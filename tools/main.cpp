@@ -85,6 +85,17 @@ int run(int argc, char** argv) {
   } catch (const std::exception& e) {
     return failed(e.what());
   }
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (CLI::App* command : app.get_subcommands({})) {
+      names += (names.empty() ? "" : ", ") + command->get_name();
+      known = known || command->check_name(argv[1]);
+    }
+    if (!known)
+      return failed("unknown command " + tapir::quoted(argv[1]) + " (commands: " + names +
+                    "; tapir --help says what each does)");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ConfigError& e) {
@@ -94,6 +105,9 @@ int run(int argc, char** argv) {
     // A bad value read from the --config file names the file.
     const std::string from_file =
         tapir::config_value_error(app, std::vector<std::string>(argv + 1, argv + argc), e);
+    if (from_file.empty() && argc == 1)
+      return failed("a command is required: tapir COMMAND ... (tapir --help lists them)",
+                    e.get_exit_code());
     return failed(from_file.empty() ? tapir::parse_error_line(e) : from_file, e.get_exit_code());
   }
   try {
