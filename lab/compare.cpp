@@ -251,22 +251,32 @@ void check_whole_outputs(const RunFolder& folder) {
   }
 }
 
+// Whether the run in `dir` can be reused or resumed as `config`, or started:
+// fails as train_or_reuse would, without changing anything.
+void check_planned_run(const TrainConfig& config, const std::string& dir) {
+  const RunFolder folder(dir);
+  check_same_config(config, dir);
+  if (folder.has(RunFolder::kFinished)) {
+    check_same_inputs(config, folder);
+    check_whole_outputs(folder);
+  } else if (folder.has(RunFolder::kResume)) {
+    check_same_inputs(config, folder);
+  }
+}
+
 }  // namespace
 
 void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,
                     const std::string& label) {
   const RunFolder folder(dir);
   const fs::path marker = fs::path(dir) / RunFolder::kFinished;
-  check_same_config(config, dir);
+  check_planned_run(config, dir);
   if (fs::exists(marker)) {
-    check_same_inputs(config, folder);
-    check_whole_outputs(folder);
     progress.skip_run(label, "finished earlier: " + dir);
     return;
   }
   std::unique_ptr<Trainer> trainer;
   if (fs::exists(fs::path(dir) / "resume.safetensors")) {
-    check_same_inputs(config, folder);
     trainer = Trainer::resume(dir);
   } else {
     const Json inputs = input_fingerprints(config);  // the bytes the trainer reads next
@@ -293,6 +303,9 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress&
 }
 
 void train_all(const std::vector<PlannedRun>& runs, Progress& progress) {
+  // Every run that is there already, checked before the first one trains: a
+  // changed input of the last must not stop the job after the others.
+  for (const PlannedRun& run : runs) check_planned_run(run.config, run.dir);
   for (size_t k = 0; k < runs.size(); ++k) {
     const PlannedRun& run = runs[k];
     const int owner = dist::owner(static_cast<int64_t>(k));

@@ -275,3 +275,8 @@ refuse names "unknown command 'nosuch'" @ nosuch --out new
 refuse names "unknown command" @ $'tr\x1bain' --out new
 refuse names "a command is required" @
 refuse names "--checkpoint is required" @ eval
+# The baseline would train first; the arch run after it has changed input:
+# every run is checked before the first trains.
+setup='rm -r cmp/baseline/seed-0 && cp srun/arch.safetensors search/arch.safetensors'
+refuse reuse "arch" @ "${C[@]}"
+setup=""
