@@ -304,8 +304,13 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress&
 
 void train_all(const std::vector<PlannedRun>& runs, Progress& progress) {
   // Every run that is there already, checked before the first one trains: a
-  // changed input of the last must not stop the job after the others.
-  for (const PlannedRun& run : runs) check_planned_run(run.config, run.dir);
+  // changed input of the last must not stop the job after the others. Each
+  // rank checks the runs it owns; one that fails ends the job while the
+  // others wait at the barrier, so no rank has trained anything yet.
+  for (size_t k = 0; k < runs.size(); ++k)
+    if (dist::owner(static_cast<int64_t>(k)) == dist::rank())
+      check_planned_run(runs[k].config, runs[k].dir);
+  dist::barrier();
   for (size_t k = 0; k < runs.size(); ++k) {
     const PlannedRun& run = runs[k];
     const int owner = dist::owner(static_cast<int64_t>(k));
