@@ -324,6 +324,9 @@ void train_all(const std::vector<PlannedRun>& runs, Progress& progress) {
 
 std::unique_ptr<FolderLock> lock_for_job(const std::string& dir, const std::string& what,
                                          const std::vector<std::string>& written) {
+  // Every rank has looked at the folder (check_new_or_owned) before rank 0
+  // creates, marks or locks it.
+  dist::barrier();
   std::unique_ptr<FolderLock> lock;
   if (dist::is_root()) lock = std::make_unique<FolderLock>(dir, what, written);
   dist::barrier();
