@@ -72,8 +72,9 @@ PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path
     // What a poly file must hold to load (nn/polynomial.h), checked before
     // it is written: a range too wide or too narrow fits to nothing finite.
     fitted.poly.validate("fit-poly: " + f.name + " (" + range_from + ")");
-    TAPIR_CHECK(std::isfinite(fitted.error.max_abs) && std::isfinite(fitted.error.rms), "fit-poly: ",
-                f.name, " (", range_from, "): the fit's error is not finite; choose a narrower range");
+    TAPIR_CHECK(std::isfinite(fitted.error.max_abs) && std::isfinite(fitted.error.rms),
+                "fit-poly: ", f.name, " (", range_from,
+                "): the fit's error is not finite; choose a narrower range");
     file.functions.push_back(std::move(fitted));
   }
   TAPIR_CHECK(!file.functions.empty(), "fit-poly: ", arch_path,

@@ -76,8 +76,8 @@ void check_robust_compare(const RobustCompareConfig& c) {
   run.task->eval_size(c.split);  // fails naming the task's splits
   TAPIR_CHECK(c.limit >= 0, "--limit must be 0 (all) or positive, got ", c.limit);
   for (double gamma : c.gammas)
-    TAPIR_CHECK(gamma >= 0 && std::isfinite(gamma), "--gamma: each strength must be a "
-                "non-negative number, got ", gamma);
+    TAPIR_CHECK(gamma >= 0 && std::isfinite(gamma),
+                "--gamma: each strength must be a non-negative number, got ", gamma);
   const bool frames = run.task->is_regression();
   for (const std::string& name : c.noise)
     TAPIR_CHECK(!(parse_noise_kind(name) == NoiseKind::discrete && frames),

@@ -120,8 +120,8 @@ void check_transfer(const TransferOptions& o) {
     TAPIR_CHECK(listed.insert(task).second, "--tasks: ", tapir::quoted(task),
                 " is listed twice; list each task once");
   for (const auto& [task, options] : o.task_options)
-    TAPIR_CHECK(listed.count(task) > 0, "--task-opt: options are given for ",
-                tapir::quoted(task), ", which is not one of --tasks");
+    TAPIR_CHECK(listed.count(task) > 0, "--task-opt: options are given for ", tapir::quoted(task),
+                ", which is not one of --tasks");
   // Each task's search as it would run (its task options, model and loop
   // checked): a bad one fails now, not after the searches before it.
   for (const std::string& task : o.tasks) Search::check(search_config(o, task));

@@ -17,8 +17,7 @@ void ConstraintConfig::validate(int64_t layers) const {
   // for one is a mistake either way.
   TAPIR_CHECK(!alpha.empty(), "alpha: expected one rate or one per layer, got none");
   for (double a : alpha)
-    TAPIR_CHECK(std::isfinite(a) && a >= 0 && a < 1, "alpha: each rate must be in [0, 1), got ",
-                a);
+    TAPIR_CHECK(std::isfinite(a) && a >= 0 && a < 1, "alpha: each rate must be in [0, 1), got ", a);
   TAPIR_CHECK(std::isfinite(dual_lr) && dual_lr > 0, "dual-lr must be positive, got ", dual_lr);
   TAPIR_CHECK(dual_batch >= 0, "dual-batch must be 0 (the training batch) or positive, got ",
               dual_batch);

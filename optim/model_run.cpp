@@ -29,8 +29,7 @@ void complete_config(TrainConfig& config, const Task& task) {
   if (config.schedule.total == 0) config.schedule.total = config.steps;
 }
 
-int64_t estimated_training_bytes(const TrainConfig& config, int64_t length,
-                                 int64_t eval_examples) {
+int64_t estimated_training_bytes(const TrainConfig& config, int64_t length, int64_t eval_examples) {
   const ModelConfig& m = config.model;
   // In doubles: the products of absurd sizes overflow no integer.
   const double v = static_cast<double>(m.input == ModelInput::frames ? m.frame_dim : m.vocab);
@@ -67,7 +66,8 @@ void check_fits_in_memory(const TrainConfig& c, const Task& task) {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return;
   const double memory = static_cast<double>(pages) * static_cast<double>(page);
-  const double need = static_cast<double>(estimated_training_bytes(c, task.max_length(), eval_examples));
+  const double need =
+      static_cast<double>(estimated_training_bytes(c, task.max_length(), eval_examples));
   TAPIR_CHECK(need <= memory, "this run needs about ", gib(need), " of memory (width ",
               c.model.width, ", ", c.model.layers, " layers, sequences of ", task.max_length(),
               ", --batch ", c.batch, ", --eval-batch ", c.eval_batch, "), more than the ",

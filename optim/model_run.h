@@ -26,8 +26,7 @@ void complete_config(TrainConfig& config, const Task& task);
 // is larger (f32; attention scores, MLP hidden, logits), for sequences of
 // `length` tokens. An evaluation batch holds at most `eval_examples` (the
 // largest evaluation split).
-int64_t estimated_training_bytes(const TrainConfig& config, int64_t length,
-                                 int64_t eval_examples);
+int64_t estimated_training_bytes(const TrainConfig& config, int64_t length, int64_t eval_examples);
 
 struct ModelRun {
   TrainConfig config;  // completed from the task

@@ -28,8 +28,8 @@ void SearchConfig::validate() const {
   TAPIR_CHECK(smoothness >= 0, "search: smoothness must be non-negative, got ", smoothness);
   TAPIR_CHECK(amplitude >= 0, "search: amplitude must be non-negative, got ", amplitude);
   TAPIR_CHECK(arch_batch >= 0, "search: arch-batch must be non-negative, got ", arch_batch);
-  TAPIR_CHECK(snapshot_every >= 0, "search: snapshot-every must be 0 (--eval-every) or positive, got ",
-              snapshot_every);
+  TAPIR_CHECK(snapshot_every >= 0,
+              "search: snapshot-every must be 0 (--eval-every) or positive, got ", snapshot_every);
   arch_optimizer.validate("search: arch-");
 }
 

@@ -13,8 +13,8 @@
 #include "base/json.h"
 #include "lab/report.h"
 #include "optim/model_run.h"
-#include "tests/tiny_config.h"
 #include "tests/test_support.h"
+#include "tests/tiny_config.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -39,7 +39,8 @@ TEST_CASE("report: a run folder's metrics are read line by line, errors naming f
   TempDir dir;
   // Its config.json is read as a run reads it, every field checked.
   const std::string config = dir.write("config.json", "{}\n");
-  dir.write("metrics.jsonl", R"({"step":10,"split":"test","accuracy":0.5,"loss":1.25})" "\n");
+  dir.write("metrics.jsonl", R"({"step":10,"split":"test","accuracy":0.5,"loss":1.25})"
+                             "\n");
   CHECK(report_error(dir.path()) == config + ": JSON: missing key 'task'");
   dir.write("config.json", to_json(resolved_config(tiny_modadd()).to_json(), 2) + "\n");
   const std::string good = R"({"step":10,"split":"test","accuracy":0.5,"loss":1.25})";

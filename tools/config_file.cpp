@@ -141,12 +141,12 @@ void check_config_file(int argc, char** argv) {
     else
       continue;
     struct stat info {};
-    TAPIR_CHECK(::stat(path.c_str(), &info) == 0, "--config: cannot read ", tapir::quoted(path), ": ",
-                std::strerror(errno));
+    TAPIR_CHECK(::stat(path.c_str(), &info) == 0, "--config: cannot read ", tapir::quoted(path),
+                ": ", std::strerror(errno));
     TAPIR_CHECK(S_ISREG(info.st_mode), "--config: ", tapir::quoted(path),
                 " is not a regular file; expected a TOML/INI file");
-    TAPIR_CHECK(info.st_size <= kMaxBytes, "--config: ", tapir::quoted(path), " holds ", info.st_size,
-                " bytes; a config file is at most 1 MiB");
+    TAPIR_CHECK(info.st_size <= kMaxBytes, "--config: ", tapir::quoted(path), " holds ",
+                info.st_size, " bytes; a config file is at most 1 MiB");
     std::ifstream in(path, std::ios::binary);
     TAPIR_CHECK(in, "--config: cannot open ", tapir::quoted(path));
     std::ostringstream text;
