@@ -18,6 +18,18 @@
 
 namespace tapir {
 
+namespace {
+
+// The ranges of `config` and no --arch: what a search checks before it
+// builds a model.
+void check_settings(const SearchConfig& config) {
+  config.validate();
+  TAPIR_CHECK(config.base.arch_file.empty(),
+              "search learns its own functions: --arch cannot be given to it");
+}
+
+}  // namespace
+
 Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks)
     : Search(config, std::move(out_dir), over_ranks, nullptr, "") {}
 
@@ -27,7 +39,7 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
       folder_(std::move(out_dir)),
       over_ranks_(over_ranks && dist::distributed()),
       wall_start_(now_seconds()) {
-  check(config_);
+  check_settings(config_);  // the models built below are the rest of check()
   config_ = config_.resolved();
   schedule_ = {config_.models, config_.base.steps, config_.stagger};
   members_.resize(static_cast<size_t>(config_.models));
@@ -56,9 +68,7 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
 }
 
 void Search::check(const SearchConfig& config) {
-  config.validate();
-  TAPIR_CHECK(config.base.arch_file.empty(),
-              "search learns its own functions: --arch cannot be given to it");
+  check_settings(config);
   const ModelRun run = build_run(config.resolved().base);
   TAPIR_CHECK(!run.model->learned_functions().empty(),
               "search needs a model with learned functions (--mlp-act spline and/or --attn "
