@@ -80,6 +80,14 @@ Evaluator ModelRun::evaluator() const {
   return Evaluator(*model, *task, config.device, eval_settings(config));
 }
 
+std::unique_ptr<Task> make_training_task(const TrainConfig& config) {
+  TaskOptions options = config.task_options;
+  std::unique_ptr<Task> task = make_task(config.task, options);
+  if (config.train_on == TrainOn::train || !options.asked("arch-frac")) return task;
+  options.set("arch-frac", "0");
+  return make_task(config.task, options);
+}
+
 namespace {
 
 // A configuration as its run would record it, with the task and the
@@ -97,7 +105,7 @@ Resolved resolve(const TrainConfig& config, bool on_device) {
   TrainConfig& c = r.config;
   c.validate();
   if (on_device) require_device(c.device);
-  r.task = make_task(c.task, c.task_options);
+  r.task = make_training_task(c);
   complete_config(c, *r.task);
   // Learned functions from an architecture file replace the configured ones,
   // frozen unless arch_trainable (frozen parameters get no optimizer state).

@@ -28,6 +28,12 @@ void complete_config(TrainConfig& config, const Task& task);
 // largest evaluation split).
 int64_t estimated_training_bytes(const TrainConfig& config, int64_t length, int64_t eval_examples);
 
+// The task a run trains on, from config.task and config.task_options. On all
+// of D (train_on all) a task that takes arch-frac is built with arch-frac 0:
+// its arch split joins the train split, and every evaluation split stays the
+// same (tests/test_train_data.cpp). The options as given are checked first.
+std::unique_ptr<Task> make_training_task(const TrainConfig& config);
+
 struct ModelRun {
   TrainConfig config;  // completed from the task
   std::unique_ptr<Task> task;

@@ -38,6 +38,8 @@ SearchConfig SearchConfig::resolved() const {
   if (c.steps == 0) c.steps = c.base.steps;
   if (c.arch_batch == 0) c.arch_batch = c.base.batch;
   if (c.snapshot_every == 0) c.snapshot_every = c.base.eval_every;
+  // The weights train on D_wts, the train split; the arch split is D_arch's.
+  c.base.train_on = TrainOn::train;
   return c;
 }
 

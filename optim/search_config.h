@@ -54,7 +54,7 @@ struct SearchConfig {
   Json to_json() const;
   static SearchConfig from_json(const Json& j);  // what to_json wrote, validated
   // With steps, arch_batch and snapshot_every at 0 replaced by the values a
-  // search uses (what search.json records).
+  // search uses, and the weights on the train split (what search.json records).
   SearchConfig resolved() const;
 
   // The JSON fields, in the order written (base/json_fields.h).

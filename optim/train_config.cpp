@@ -32,6 +32,7 @@ Json TrainConfig::to_json() const {
 
 TrainConfig TrainConfig::from_json(const Json& j) {
   TrainConfig c;
+  c.train_on = TrainOn::train;  // what a config.json written before the field meant
   fields_from_json(j, c);
   c.model.validate();
   c.validate();

@@ -15,6 +15,18 @@
 
 namespace tapir {
 
+// What the weights train on outside Stage I: the whole training
+// distribution D (the task's train and arch splits together; the paper's
+// Stage II trains fresh models on D), or the train split alone, keeping the
+// arch split out as a Stage I search does for its D_wts.
+enum class TrainOn { all, train };
+template <>
+struct Names<TrainOn> {
+  static constexpr const char* what = "training data";
+  static constexpr std::pair<TrainOn, const char*> table[] = {{TrainOn::all, "all"},
+                                                              {TrainOn::train, "train"}};
+};
+
 struct TrainConfig {
   std::string task = "modadd";
   TaskOptions task_options;
@@ -31,9 +43,10 @@ struct TrainConfig {
   double stop_at = 0;        // stop once test accuracy reaches this (0 = never)
   uint64_t seed = 0;         // model init (stream 0) and batch sampling (stream 1)
   int threads = 1;
-  Device device = Device::cpu;  // where parameters, state and activations live
-  std::string arch_file;        // learned functions to use (nn/architecture.h); empty: none
-  bool arch_trainable = false;  // keep training them (default: frozen)
+  Device device = Device::cpu;      // where parameters, state and activations live
+  std::string arch_file;            // learned functions to use (nn/architecture.h); empty: none
+  bool arch_trainable = false;      // keep training them (default: frozen)
+  TrainOn train_on = TrainOn::all;  // a config.json without the field: train
 
   void validate() const;
   Json to_json() const;
@@ -75,6 +88,7 @@ struct TrainConfig {
     f.optional("device", c.device);  // absent in older runs: cpu
     f.optional("arch_file", c.arch_file);
     f.optional("arch_trainable", c.arch_trainable);
+    f.optional("train_on", c.train_on);  // absent before it existed: the train split
   }
 };
 

@@ -134,6 +134,8 @@ class TaskOptions {
   explicit TaskOptions(std::map<std::string, std::string> values) : values_(std::move(values)) {}
   void set(const std::string& name, const std::string& value) { values_[name] = value; }
   bool has(const std::string& name) const { return values_.count(name) > 0; }
+  // Whether a task built from these options asked for `name` (it takes that option).
+  bool asked(const std::string& name) const { return used_.count(name) > 0; }
   int64_t get_int(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const;
   double get_double(const std::string& name, double fallback, double lo, double hi) const;
   // A comma-separated list of numbers, each in [lo, hi].

@@ -82,6 +82,9 @@ void run_search_command(CLI::App& cmd, SearchOptions& o) {
     return;
   }
   TAPIR_CHECK(!o.out.empty(), "search needs --out DIR (or --resume DIR)");
+  TAPIR_CHECK(cmd.count("--train-on") == 0,
+              "search trains its weights on the train split (D_wts) and takes D_arch from "
+              "--arch-split; --train-on is for training outside Stage I");
   SearchConfig config = o.search;
   config.base = finish_train_options(cmd, o.train);
   const std::string note =

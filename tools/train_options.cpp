@@ -127,6 +127,9 @@ void add_loop_options(CLI::App& cmd, TrainConfig& c) {
   cmd.add_option("--seed", c.seed, "Seed for init and batch sampling")
       ->group(loop)
       ->capture_default_str();
+  add_name_option(cmd, "--train-on", c.train_on,
+                  "Training data: all of D (the train and arch splits) or the train split alone")
+      ->group(loop);
   add_threads_option(cmd, c.threads)->group(loop);
   add_device_option(cmd, c.device, "Where to train")->group(loop);
 }
