@@ -24,6 +24,9 @@ Tensor mul(Tensor a, Tensor b);
 Tensor div(Tensor a, Tensor b);
 // a * scale + shift with constant scale and shift.
 Tensor affine(Tensor a, double scale, double shift = 0.0);
+// sum_k c_k t^k with t = x * scale + shift, t clamped to [-1, 1] when `clamp`;
+// coefficients (D + 1), constants of x's dtype (autograd/ops_poly.cpp).
+Tensor poly(Tensor x, Tensor coefficients, double scale, double shift, bool clamp);
 Tensor exp(Tensor x);
 Tensor log(Tensor x);
 Tensor tanh(Tensor x);

@@ -30,7 +30,8 @@ double to_t(const PolyFunction& f, double x) {
 }  // namespace
 
 double PolyFunction::operator()(double x) const {
-  const double t = to_t(*this, x);
+  double t = to_t(*this, x);
+  if (clamp) t = std::clamp(t, -1.0, 1.0);
   double y = 0;
   for (auto c = coefficients.rbegin(); c != coefficients.rend(); ++c) y = y * t + *c;
   return y;
@@ -53,18 +54,26 @@ void PolyFunction::validate(const std::string& what) const {
 
 Polynomial::Polynomial(PolyFunction f) : f_(std::move(f)) {
   f_.validate("MLP polynomial");
+  coefficients_ = HeapTensor({f_.degree() + 1}, DType::f32);
+  float* c = coefficients_.view().host_data<float>();
+  for (size_t k = 0; k < f_.coefficients.size(); ++k) c[k] = static_cast<float>(f_.coefficients[k]);
 }
 
 Tensor Polynomial::forward(Tensor x) {
-  // t onto [-1, 1] over the fitted range, then Horner's rule.
+  // t onto [-1, 1] over the fitted range, then Horner's rule, in one op.
   const double scale = 2.0 / (f_.hi - f_.lo), shift = -(f_.lo + f_.hi) / (f_.hi - f_.lo);
-  const Tensor t = affine(x, scale, shift);
-  const std::vector<double>& c = f_.coefficients;
-  const size_t d = c.size() - 1;
-  if (d == 0) return affine(t, 0.0, c[0]);
-  Tensor y = affine(t, c[d], c[d - 1]);
-  for (size_t k = d - 1; k-- > 0;) y = affine(mul(y, t), 1.0, c[k]);
-  return y;
+  Tensor c = coefficients_.view();
+  if (x.dtype() != DType::f32) {  // f64 (gradient checks): the exact coefficients
+    c = empty({f_.degree() + 1}, x.dtype(), Device::cpu);
+    for (size_t k = 0; k < f_.coefficients.size(); ++k)
+      c.host_data<double>()[k] = f_.coefficients[k];
+    c = tapir::to_device(c, x.device());
+  }
+  return poly(x, c, scale, shift, f_.clamp);
+}
+
+void Polynomial::move_buffers(Device device) {
+  coefficients_.to_device(device);
 }
 
 PolyFunction fit_polynomial(const std::vector<float>& values, const SplineGrid& grid, double lo,

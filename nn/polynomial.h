@@ -4,8 +4,10 @@
 // input is first mapped onto [-1, 1] over the fitted range,
 //   t = (2 x - lo - hi) / (hi - lo),   p(x) = sum_k c_k t^k,
 // so the coefficients stay well scaled whatever the range. Outside [lo, hi]
-// the polynomial is evaluated as it is (no clamp): it is exact only where
-// it was fitted. docs/nonlinearities.md gives the file format.
+// a clamped polynomial (what fit-poly writes) is constant, p(x) = p(lo) or
+// p(hi), as a spline with constant extrapolation; an unclamped one (a poly
+// file written before the clamp existed) is evaluated as it is. It is exact
+// only where it was fitted. docs/nonlinearities.md gives the file format.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,9 +23,10 @@ struct PolyFunction {
   int64_t layer = -1;                // the block it serves; -1: every block
   double lo = -1, hi = 1;            // the fitted range
   std::vector<double> coefficients;  // c_0 .. c_D, in powers of t
+  bool clamp = false;                // t clamped onto [-1, 1]: constant outside [lo, hi]
 
   int64_t degree() const { return static_cast<int64_t>(coefficients.size()) - 1; }
-  double operator()(double x) const;  // Horner's rule in t
+  double operator()(double x) const;  // Horner's rule in t, clamped when `clamp`
   // One-line error naming `what` and the bad field.
   void validate(const std::string& what) const;
   template <class Self, class Fields>
@@ -32,11 +35,13 @@ struct PolyFunction {
     f.required("lo", c.lo);
     f.required("hi", c.hi);
     f.required("coefficients", c.coefficients);
+    f.optional("clamp", c.clamp);  // absent in files written before it: no clamp
   }
 };
 
-// A fixed (parameter-free) polynomial activation. Built from the tape's
-// affine and mul ops, so its gradient is theirs.
+// A fixed (parameter-free) polynomial activation: one `poly` op
+// (autograd/ops_poly.cpp) with the coefficients as a constant buffer on the
+// model's device.
 class Polynomial final : public Activation {
  public:
   explicit Polynomial(PolyFunction f);
@@ -45,7 +50,10 @@ class Polynomial final : public Activation {
   const PolyFunction& function() const { return f_; }
 
  private:
+  void move_buffers(Device device) override;
+
   PolyFunction f_;
+  HeapTensor coefficients_;  // (D + 1) f32
 };
 
 // How closely a polynomial follows a spline over its fitted range (on

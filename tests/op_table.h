@@ -210,6 +210,18 @@ inline std::vector<OpCase> op_cases() {
                {U({1, 33, 12}), Const({2})},
                [](V x) { return attention(affine(x[0], 2.0), 2, x[1]); },
                kF32Sum});
+  // A fixed polynomial (the poly activation): unclamped, and clamped to its
+  // range [-1, 1] with inputs on both sides of it, never at its ends.
+  c.push_back({"poly",
+               "",
+               {U({3, 7}), Const({5})},
+               [](V x) { return poly(x[0], x[1], 1.5, 0.2, false); },
+               kF32Sum});
+  c.push_back({"poly",
+               "clamped",
+               {OffKnots({3, 8}, 5, -1.0, 1.0), Const({5})},
+               [](V x) { return poly(x[0], x[1], 1.0, 0.0, true); },
+               kF32Sum});
   // Learned nonlinearities: the spline, and attention with a score spline or
   // a feature spline (7 or 9 knots, so that values cross many intervals).
   for (bool linear : {true, false}) {

@@ -1,4 +1,6 @@
-// Elementwise kernels: binary ops with suffix broadcasting, unary maps.
+// Elementwise kernels: binary ops with suffix broadcasting, unary maps, affine
+// maps and fixed polynomials.
+#include <algorithm>
 #include <cmath>
 
 #include "engine/cpu/eigen.h"
@@ -178,10 +180,55 @@ void affine_forward(const T* a, int64_t n, T scale, T shift, T* out) {
   });
 }
 
+namespace {
+// Horner's rule for p(t) and p'(t) together, t clamped onto [-1, 1] when
+// asked (the polynomial is then constant outside its fitted range).
+template <typename T>
+struct PolyAt {
+  T value, slope;
+};
+template <typename T>
+PolyAt<T> poly_at(const T* c, int64_t count, T t) {
+  T p = c[count - 1], dp = 0;
+  for (int64_t k = count - 2; k >= 0; --k) {
+    dp = dp * t + p;
+    p = p * t + c[k];
+  }
+  return {p, dp};
+}
+}  // namespace
+
+template <typename T>
+void poly_forward(const T* x, int64_t n, const T* c, int64_t count, T scale, T shift, bool clamp,
+                  T* out) {
+  parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      T t = x[i] * scale + shift;
+      if (clamp) t = std::min(std::max(t, T(-1)), T(1));
+      out[i] = poly_at(c, count, t).value;
+    }
+  });
+}
+
+template <typename T>
+void poly_backward(const T* x, const T* d_out, int64_t n, const T* c, int64_t count, T scale,
+                   T shift, bool clamp, T* d_x) {
+  if (!d_x) return;
+  parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const T t = x[i] * scale + shift;
+      if (clamp && (t < T(-1) || t > T(1))) continue;
+      d_x[i] += d_out[i] * scale * poly_at(c, count, t).slope;
+    }
+  });
+}
+
 TAPIR_INSTANTIATE_FLOAT_KERNEL(binary_forward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(binary_backward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(unary_forward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(unary_backward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(affine_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(poly_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(poly_backward);
 
 }  // namespace tapir::cpu

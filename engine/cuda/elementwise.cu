@@ -1,5 +1,5 @@
 // Elementwise kernels: binary ops with suffix broadcasting, unary maps,
-// affine. One thread per element (grid-stride, 64-bit indices); the
+// affine maps, fixed polynomials. One thread per element (grid-stride, 64-bit indices); the
 // broadcast operand's gradient is a column sum with a fixed tree
 // (column_sums in common.cuh).
 #include "engine/cuda/common.cuh"
@@ -160,6 +160,42 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Horner's rule for p(t) and p'(t) together (see the CPU twin).
+template <typename T>
+__device__ T poly_value(const T* c, int64_t count, T t, T* slope) {
+  T p = c[count - 1], dp = 0;
+  for (int64_t k = count - 2; k >= 0; --k) {
+    dp = dp * t + p;
+    p = p * t + c[k];
+  }
+  if (slope) *slope = dp;
+  return p;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) poly_forward_kernel(const T* x, int64_t n, const T* c,
+                                                                int64_t count, T scale, T shift,
+                                                                bool clamp, T* out) {
+  TAPIR_GRID_STRIDE(i, n) {
+    T t = x[i] * scale + shift;
+    if (clamp) t = t < T(-1) ? T(-1) : (t > T(1) ? T(1) : t);
+    out[i] = poly_value<T>(c, count, t, nullptr);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    poly_backward_kernel(const T* x, const T* d_out, int64_t n, const T* c, int64_t count, T scale,
+                         T shift, bool clamp, T* d_x) {
+  TAPIR_GRID_STRIDE(i, n) {
+    const T t = x[i] * scale + shift;
+    if (clamp && (t < T(-1) || t > T(1))) continue;
+    T slope;
+    poly_value<T>(c, count, t, &slope);
+    d_x[i] += d_out[i] * scale * slope;
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -213,10 +249,30 @@ void affine_forward(const T* a, int64_t n, T scale, T shift, T* out) {
   TAPIR_LAUNCH_CHECK("affine_kernel");
 }
 
+template <typename T>
+void poly_forward(const T* x, int64_t n, const T* c, int64_t count, T scale, T shift, bool clamp,
+                  T* out) {
+  if (n <= 0) return;
+  poly_forward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(x, n, c, count, scale, shift, clamp,
+                                                              out);
+  TAPIR_LAUNCH_CHECK("poly_forward_kernel");
+}
+
+template <typename T>
+void poly_backward(const T* x, const T* d_out, int64_t n, const T* c, int64_t count, T scale,
+                   T shift, bool clamp, T* d_x) {
+  if (n <= 0 || !d_x) return;
+  poly_backward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(x, d_out, n, c, count, scale, shift,
+                                                               clamp, d_x);
+  TAPIR_LAUNCH_CHECK("poly_backward_kernel");
+}
+
 TAPIR_INSTANTIATE_FLOAT_KERNEL(binary_forward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(binary_backward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(unary_forward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(unary_backward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(affine_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(poly_forward);
+TAPIR_INSTANTIATE_FLOAT_KERNEL(poly_backward);
 
 }  // namespace tapir::cuda
