@@ -4,6 +4,7 @@
 // config JSON and a checkpoint, and is refused where it cannot apply.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -112,6 +113,37 @@ TEST_CASE("QK transform: unit RMS per head of q and k, v untouched, rope after t
   }
   CHECK(QkTransform{}.apply(qkv, H).impl() == qkv.impl());  // off: the same tensor
   reset_step();
+}
+
+TEST_CASE("rope gives the attention the order of the tokens, with softmax and score-spline") {
+  // One block: without positions the last position's output depends on the
+  // earlier tokens as a set, so swapping two of them changes nothing; with
+  // RoPE it does.
+  for (const std::string attn : {"softmax", "score-spline"})
+    for (const Positions pos : {Positions::none, Positions::rope}) {
+      CAPTURE(attn);
+      CAPTURE(name_of(pos));
+      ModelConfig c = small_config();
+      c.layers = 1;
+      c.attn = parse_name<AttentionKind>(attn);
+      c.pos = pos;
+      c.qk_norm = true;
+      Transformer m(c);
+      m.init(11);
+      NoGrad no_grad;
+      Tensor x = tokens(1, 5, c.vocab), swapped = tokens(1, 5, c.vocab);
+      std::swap(swapped.data<int32_t>()[0], swapped.data<int32_t>()[1]);
+      REQUIRE(x.data<int32_t>()[0] != x.data<int32_t>()[1]);
+      const Tensor a = m.forward(x), b = m.forward(swapped);
+      double change = 0;
+      for (int64_t v = 0; v < c.vocab; ++v)
+        change = std::max(change, std::fabs(a.item(4 * c.vocab + v) - b.item(4 * c.vocab + v)));
+      if (pos == Positions::rope)
+        CHECK(change > 1e-4);  // 4e-3 at this init
+      else
+        CHECK(change < 1e-6);  // rounding only (1e-8)
+      reset_step();
+    }
 }
 
 TEST_CASE("each option builds with the parameters of docs/model.md") {
