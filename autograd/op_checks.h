@@ -29,6 +29,12 @@ inline void check_dtype(const char* op, Tensor t, DType want, const char* what) 
               t.describe());
 }
 
+// The data of an optional operand, or null when it is undefined.
+template <typename F>
+F* data_or_null(Tensor t) {
+  return t.defined() ? t.data<F>() : nullptr;
+}
+
 // Normalises a possibly negative axis and checks it is in range.
 inline int normalize_axis(const char* op, Tensor t, int axis) {
   int a = axis < 0 ? axis + t.rank() : axis;

@@ -62,8 +62,12 @@ Tensor log_softmax(Tensor x);  // over the last axis
 Tensor cross_entropy(Tensor logits, Tensor targets, Tensor mask = Tensor());
 
 // --- normalisation and lookup --------------------------------------------------
-// Over the last axis: (x - mean) / sqrt(var + eps) * weight + bias, biased var.
+// Over the last axis: (x - mean) / sqrt(var + eps) * weight + bias, biased
+// var; bias may be undefined (none).
 Tensor layernorm(Tensor x, Tensor weight, Tensor bias, double eps = 1e-5);
+// Over the last axis: x / sqrt(mean(x^2) + eps) * weight; weight may be
+// undefined (none).
+Tensor rmsnorm(Tensor x, Tensor weight, double eps);
 // table (V, C) gathered at i32 ids (...) -> (..., C). Ids out of range fail.
 Tensor embedding(Tensor table, Tensor ids);
 
@@ -88,6 +92,12 @@ Tensor score_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, const 
 // phi = softplus(g) + 1e-4 elementwise, g a linear spline (values (K)).
 // O(T) memory: running sums, never a T x T array.
 Tensor feature_spline_attention(Tensor qkv, int64_t heads, Tensor g_values, const SplineGrid& grid);
+
+// --- positions (ops_positions.cpp) ---------------------------------------------
+// Rotary position embedding of x (B, T, G, D), D even: the D-vector at
+// position t (axis 1) rotated pairwise, pair i = (x[i], x[i + D/2]) by angle
+// t * base^(-2i/D) (engine/kernel_list.inc has the exact formula).
+Tensor rope(Tensor x, double base);
 
 // --- layout (ops_layout.cpp) ---------------------------------------------------
 Tensor reshape(Tensor x, const Shape& shape);                  // a view: no copy of the data

@@ -29,10 +29,6 @@ constexpr int64_t kRecomputeAbove = int64_t{1} << 20;
 bool keep_probs(Device dev, int64_t B, int64_t heads, int64_t T) {
   return dev == Device::cuda || B * heads * T * T <= kRecomputeAbove;
 }
-template <typename F>
-F* data_or_null(Tensor t) {
-  return t.defined() ? t.data<F>() : nullptr;
-}
 
 void check_slopes(const char* op, Tensor qkv, int64_t heads, Tensor alibi_slopes) {
   if (!alibi_slopes.defined()) return;

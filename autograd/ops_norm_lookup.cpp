@@ -1,4 +1,4 @@
-// LayerNorm and embedding lookup on the tape.
+// LayerNorm, RMSNorm and embedding lookup on the tape.
 #include "autograd/op_checks.h"
 #include "autograd/ops.h"
 #include "engine/kernels.h"
@@ -20,6 +20,18 @@ void layernorm_backward(const Node& n) {
 }
 TAPIR_REGISTER_OP(kLayernorm, "layernorm", layernorm_backward);
 
+// saved[0] = rstd (rows). The weight may be undefined (no weight).
+void rmsnorm_backward(const Node& n) {
+  Tensor x = n.input(0), w = n.input(1), y = n.output();
+  Tensor rstd = n.saved_tensor(0);
+  const Device dev = y.device();
+  dispatch_float("rmsnorm backward", x.dtype(), [&]<typename T>() {
+    TAPIR_KERNEL(dev, rmsnorm_backward<T>, x.data<T>(), data_or_null<T>(w), rstd.data<T>(),
+                 y.grad<T>(), x.shape().rows(), x.shape().last(), grad_for<T>(x), grad_for<T>(w));
+  });
+}
+TAPIR_REGISTER_OP(kRmsnorm, "rmsnorm", rmsnorm_backward);
+
 void embedding_backward(const Node& n) {
   Tensor table = n.input(0), ids = n.input(1), out = n.output();
   const Device dev = out.device();
@@ -36,13 +48,15 @@ Tensor layernorm(Tensor x, Tensor weight, Tensor bias, double eps) {
   const char* op = "layernorm";
   check_defined(op, x, "input");
   check_defined(op, weight, "weight");
-  check_defined(op, bias, "bias");
   check_same_dtype(op, x, weight);
-  check_same_dtype(op, x, bias);
   const int64_t C = x.shape().last();
   TAPIR_CHECK(x.rank() >= 1 && C > 0, op, ": needs a non-empty last axis, got ", x.describe());
-  TAPIR_CHECK(weight.shape() == Shape{C} && bias.shape() == Shape{C}, op, ": weight ",
-              weight.describe(), " and bias ", bias.describe(), " must both be (", C, ")");
+  TAPIR_CHECK(weight.shape() == Shape{C}, op, ": weight must be (", C, "), got ",
+              weight.describe());
+  if (bias.defined()) {
+    check_same_dtype(op, x, bias);
+    TAPIR_CHECK(bias.shape() == Shape{C}, op, ": bias must be (", C, "), got ", bias.describe());
+  }
   TAPIR_CHECK(eps > 0, op, ": eps must be positive, got ", eps);
   const Device dev = op_device(op, {x, weight, bias});
   const int64_t rows = x.shape().rows();
@@ -50,14 +64,37 @@ Tensor layernorm(Tensor x, Tensor weight, Tensor bias, double eps) {
   Tensor mean = empty(Shape{rows}, x.dtype(), dev);
   Tensor rstd = empty(Shape{rows}, x.dtype(), dev);
   dispatch_float(op, x.dtype(), [&]<typename T>() {
-    TAPIR_KERNEL(dev, layernorm_forward<T>, x.data<T>(), weight.data<T>(), bias.data<T>(), rows, C,
-                 static_cast<T>(eps), y.data<T>(), mean.data<T>(), rstd.data<T>());
+    TAPIR_KERNEL(dev, layernorm_forward<T>, x.data<T>(), weight.data<T>(), data_or_null<T>(bias),
+                 rows, C, static_cast<T>(eps), y.data<T>(), mean.data<T>(), rstd.data<T>());
   });
   if (needs_grad({x, weight, bias})) {
     Node& node = record(kLayernorm, y, {x, weight, bias});
     node.saved[0] = mean.impl();
     node.saved[1] = rstd.impl();
   }
+  return y;
+}
+
+Tensor rmsnorm(Tensor x, Tensor weight, double eps) {
+  const char* op = "rmsnorm";
+  check_defined(op, x, "input");
+  const int64_t C = x.shape().last();
+  TAPIR_CHECK(x.rank() >= 1 && C > 0, op, ": needs a non-empty last axis, got ", x.describe());
+  if (weight.defined()) {
+    check_same_dtype(op, x, weight);
+    TAPIR_CHECK(weight.shape() == Shape{C}, op, ": weight must be (", C, "), got ",
+                weight.describe());
+  }
+  TAPIR_CHECK(eps > 0, op, ": eps must be positive, got ", eps);
+  const Device dev = op_device(op, {x, weight});
+  const int64_t rows = x.shape().rows();
+  Tensor y = empty(x.shape(), x.dtype(), dev);
+  Tensor rstd = empty(Shape{rows}, x.dtype(), dev);
+  dispatch_float(op, x.dtype(), [&]<typename T>() {
+    TAPIR_KERNEL(dev, rmsnorm_forward<T>, x.data<T>(), data_or_null<T>(weight), rows, C,
+                 static_cast<T>(eps), y.data<T>(), rstd.data<T>());
+  });
+  if (needs_grad({x, weight})) record(kRmsnorm, y, {x, weight}).saved[0] = rstd.impl();
   return y;
 }
 

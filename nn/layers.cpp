@@ -25,6 +25,17 @@ void Linear::init(Rng& rng, double std) {
   if (bias_) bias_->value.zero();
 }
 
+TiedLinear::TiedLinear(Parameter& weight, bool bias) : weight_(&weight) {
+  if (bias) bias_ = &add_parameter("bias", Shape{weight.tensor().dim(0)}, /*decay=*/false);
+}
+
+Tensor TiedLinear::forward(Tensor x) {
+  const Tensor w = weight_->tensor();
+  TAPIR_CHECK(x.shape().last() == w.dim(1), "tied linear layer expects last dimension ", w.dim(1),
+              ", got ", x.describe());
+  return linear(x, w, bias_ ? bias_->tensor() : Tensor());
+}
+
 Embedding::Embedding(int64_t num, int64_t dim) {
   weight_ = &add_parameter("weight", Shape{num, dim}, /*decay=*/false);
 }
@@ -37,14 +48,14 @@ void Embedding::init(Rng& rng, double std) {
   init_normal(*weight_, rng, std);
 }
 
-LayerNorm::LayerNorm(int64_t dim, double eps) : eps_(eps) {
+LayerNorm::LayerNorm(int64_t dim, double eps, bool bias) : eps_(eps) {
   weight_ = &add_parameter("weight", Shape{dim}, /*decay=*/false);
-  bias_ = &add_parameter("bias", Shape{dim}, /*decay=*/false);
+  if (bias) bias_ = &add_parameter("bias", Shape{dim}, /*decay=*/false);
   fill(weight_->tensor(), 1.0);
 }
 
 Tensor LayerNorm::forward(Tensor x) {
-  return layernorm(x, weight_->tensor(), bias_->tensor(), eps_);
+  return layernorm(x, weight_->tensor(), bias_ ? bias_->tensor() : Tensor(), eps_);
 }
 
 Tensor Gelu::forward(Tensor x) {

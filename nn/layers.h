@@ -1,4 +1,5 @@
-// The basic layers: Linear, Embedding, LayerNorm, and the fixed activations.
+// The basic layers: Linear (and a head tied to an embedding), Embedding,
+// LayerNorm, and the fixed activations.
 // Each owns its parameters (see nn/module.h for naming and decay flags).
 #pragma once
 #include "engine/rng.h"
@@ -24,6 +25,21 @@ class Linear : public Module {
   Parameter* bias_ = nullptr;
 };
 
+// y = x W^T + b with W another module's parameter (out, in), e.g. an output
+// head tied to the token embeddings; owns only its bias (out), if any. W's
+// gradient is the sum over all its uses (the tape adds them).
+class TiedLinear : public Module {
+ public:
+  TiedLinear(Parameter& weight, bool bias);
+  Tensor forward(Tensor x);
+  Parameter& weight() { return *weight_; }
+  Parameter* bias() { return bias_; }
+
+ private:
+  Parameter* weight_;
+  Parameter* bias_ = nullptr;
+};
+
 // Table (num, dim) looked up by i32 ids. No weight decay.
 class Embedding : public Module {
  public:
@@ -36,16 +52,23 @@ class Embedding : public Module {
   Parameter* weight_;
 };
 
-// Over the last axis, weight 1 and bias 0 at init, eps 1e-5. No weight decay.
-class LayerNorm : public Module {
+// A normalisation over the last axis (LayerNorm here, RMSNorm in nn/norms.h).
+class Norm : public Module {
  public:
-  explicit LayerNorm(int64_t dim, double eps = 1e-5);
-  Tensor forward(Tensor x);
+  virtual Tensor forward(Tensor x) = 0;
+};
+
+// Over the last axis, weight 1 and bias 0 at init (no bias when !bias), eps
+// 1e-5. No weight decay.
+class LayerNorm final : public Norm {
+ public:
+  explicit LayerNorm(int64_t dim, double eps = 1e-5, bool bias = true);
+  Tensor forward(Tensor x) override;
 
  private:
   double eps_;
   Parameter* weight_;
-  Parameter* bias_;
+  Parameter* bias_ = nullptr;
 };
 
 // An elementwise nonlinearity; a learned one (a spline) owns parameters.

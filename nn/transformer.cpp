@@ -57,6 +57,25 @@ void ModelConfig::validate() const {
               "model: score-per-head needs attention score-spline, got '", name_of(attn), "'");
   TAPIR_CHECK(init_std > 0 && std::isfinite(init_std), "model: init std must be positive, got ",
               init_std);
+  validate_reference_options();
+}
+
+// The options of the authors' model (rotary positions, norms, biases, tying).
+void ModelConfig::validate_reference_options() const {
+  TAPIR_CHECK(rope_base > 1 && std::isfinite(rope_base),
+              "model: rope base must be finite and above 1, got ", rope_base);
+  if (pos == Positions::rope) {
+    TAPIR_CHECK((width / heads) % 2 == 0,
+                "model: positions rope needs an even head width C/H, got ", width, "/", heads,
+                " = ", width / heads);
+    TAPIR_CHECK(attn != AttentionKind::feature_spline,
+                "model: attention feature-spline cannot be combined with positions rope (phi(q) . "
+                "phi(k) of rotated q and k does not depend on i - j alone); use score-spline or "
+                "softmax");
+  }
+  TAPIR_CHECK(!(tie_embeddings && input == ModelInput::frames),
+              "model: tie-embeddings needs token input (a frame model has no token table to tie "
+              "the head to)");
 }
 
 Json ModelConfig::to_json() const {
@@ -78,21 +97,21 @@ SplineConfig ModelConfig::default_attn_spline() {
 
 // --- modules ---------------------------------------------------------------------
 
-CausalSelfAttention::CausalSelfAttention(int64_t width, int64_t heads, AttentionKind kind,
-                                         const BlockShared& shared)
-    : heads_(heads),
-      kind_(kind),
-      qkv_(width, 3 * width),
+CausalSelfAttention::CausalSelfAttention(const ModelConfig& c, const BlockShared& shared)
+    : heads_(c.heads),
+      kind_(c.attn),
+      qkv_(c.width, 3 * c.width, c.bias),
       kernel_(shared.kernel),
       alibi_(shared.alibi),
-      proj_(width, width) {
+      qk_{c.qk_norm, c.pos == Positions::rope, c.rope_base},
+      proj_(c.width, c.width, c.bias) {
   add_child("qkv", qkv_);
   if (kernel_ && shared.kernel_is_child) add_child("kernel", *kernel_);
   add_child("proj", proj_);
 }
 
 Tensor CausalSelfAttention::forward(Tensor x, Tensor residual) {
-  Tensor qkv = qkv_.forward(x);
+  Tensor qkv = qk_.apply(qkv_.forward(x), heads_);
   Tensor slopes = alibi_ ? alibi_->view() : Tensor();
   Tensor o;
   if (kind_ == AttentionKind::softmax) {
@@ -106,8 +125,8 @@ Tensor CausalSelfAttention::forward(Tensor x, Tensor residual) {
   return proj_.forward(o, residual);
 }
 
-MLP::MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child)
-    : fc_(width, hidden), act_(&act), proj_(hidden, width) {
+MLP::MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child, bool bias)
+    : fc_(width, hidden, bias), act_(&act), proj_(hidden, width, bias) {
   add_child("fc", fc_);
   if (act_is_child) add_child("act", act);
   add_child("proj", proj_);
@@ -118,21 +137,21 @@ Tensor MLP::forward(Tensor x, Tensor residual) {
 }
 
 Block::Block(const ModelConfig& c, const BlockShared& shared)
-    : ln1_(c.width),
-      attn_(c.width, c.heads, c.attn, shared),
-      ln2_(c.width),
-      mlp_(c.width, c.mlp_ratio * c.width, *shared.act, shared.act_is_child) {
-  add_child("ln1", ln1_);
+    : ln1_(make_norm(c.norm, c.width, c.bias)),
+      attn_(c, shared),
+      ln2_(make_norm(c.norm, c.width, c.bias)),
+      mlp_(c.width, c.mlp_ratio * c.width, *shared.act, shared.act_is_child, c.bias) {
+  add_child("ln1", *ln1_);
   add_child("attn", attn_);
-  add_child("ln2", ln2_);
+  add_child("ln2", *ln2_);
   add_child("mlp", mlp_);
 }
 
 // x + attn(ln1(x)), then x + mlp(ln2(x)); each sum is made by the output
 // projection itself (linear's residual input), not by a separate add.
 Tensor Block::forward(Tensor x) {
-  x = attn_.forward(ln1_.forward(x), x);
-  return mlp_.forward(ln2_.forward(x), x);
+  x = attn_.forward(ln1_->forward(x), x);
+  return mlp_.forward(ln2_->forward(x), x);
 }
 
 namespace {
@@ -155,10 +174,9 @@ std::string block_name(int64_t l) {
 Transformer::Transformer(const ModelConfig& config)
     : config_((config.validate(), config)),
       tok_emb_(config.input == ModelInput::frames ? 1 : config.vocab, config.width),
-      ln_f_(config.width),
-      head_(config.width, config.input == ModelInput::frames ? config.frame_dim : config.vocab) {
+      ln_f_(make_norm(config.norm, config.width, config.bias)) {
   if (config.input == ModelInput::frames) {
-    in_proj_ = std::make_unique<Linear>(config.frame_dim, config.width);
+    in_proj_ = std::make_unique<Linear>(config.frame_dim, config.width, config.bias);
     add_child("in_proj", *in_proj_);
   } else {
     add_child("tok_emb", tok_emb_);
@@ -209,8 +227,16 @@ Transformer::Transformer(const ModelConfig& config)
     if (act_per_layer)
       learned_.push_back({"mlp", l, static_cast<Spline*>(activations_.back().get())});
   }
-  add_child("ln_f", ln_f_);
-  add_child("head", head_);
+  add_child("ln_f", *ln_f_);
+  if (config.tie_embeddings) {
+    tied_head_ = std::make_unique<TiedLinear>(tok_emb_.weight(), config.bias);
+    add_child("head", *tied_head_);
+  } else {
+    head_ = std::make_unique<Linear>(
+        config.width, config.input == ModelInput::frames ? config.frame_dim : config.vocab,
+        config.bias);
+    add_child("head", *head_);
+  }
   if (learned_act && !act_per_layer) {
     add_child("mlp_act", *activations_.front());
     learned_.push_back({"mlp", -1, static_cast<Spline*>(activations_.front().get())});
@@ -236,13 +262,20 @@ void Transformer::init(uint64_t seed) {
   else
     tok_emb_.init(rng, std);
   if (pos_emb_) pos_emb_->init(rng, std);
+  // zero_init_proj zeroes the projections after their draws, so every other
+  // parameter gets the same draws with the option as without.
+  const auto init_proj = [&](Linear& proj) {
+    proj.init(rng, residual_std);
+    if (config_.zero_init_proj) proj.weight().value.zero();
+  };
   for (auto& block : blocks_) {
     block->attn().qkv().init(rng, std);
-    block->attn().proj().init(rng, residual_std);
+    init_proj(block->attn().proj());
     block->mlp().fc().init(rng, std);
-    block->mlp().proj().init(rng, residual_std);
+    init_proj(block->mlp().proj());
   }
-  head_.init(rng, std);
+  if (head_) head_->init(rng, std);
+  if (tied_head_ && tied_head_->bias()) tied_head_->bias()->value.zero();
 }
 
 Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden,
@@ -276,7 +309,8 @@ Tensor Transformer::forward(Tensor tokens, std::vector<Tensor>* hidden,
 }
 
 Tensor Transformer::readout(Tensor h) {
-  return head_.forward(ln_f_.forward(h));
+  const Tensor normed = ln_f_->forward(h);
+  return tied_head_ ? tied_head_->forward(normed) : head_->forward(normed);
 }
 
 void Transformer::move_buffers(Device device) {

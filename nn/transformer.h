@@ -1,9 +1,11 @@
 // The GPT-style decoder: token embeddings plus positions (learned,
-// sinusoidal, ALiBi or none), L pre-LN blocks (causal multi-head
-// self-attention, then a 4x MLP, each in a residual branch), a final
-// LayerNorm and an untied output head. The MLP activation and the attention
-// kernel may be learned splines (nn/spline.h). docs/model.md gives the exact
-// forward pass, every parameter's name and shape, and the init.
+// sinusoidal, ALiBi, rotary or none), L pre-norm blocks (causal multi-head
+// self-attention, then a 4x MLP, each in a residual branch), a final norm
+// and an output head (untied unless tie_embeddings). Options: LayerNorm or
+// RMSNorm, QK norm, no biases, zero-initialised output projections. The MLP
+// activation and the attention kernel may be learned splines (nn/spline.h).
+// docs/model.md gives the exact forward pass, every parameter's name and
+// shape, and the init.
 #pragma once
 #include <functional>
 #include <memory>
@@ -12,6 +14,7 @@
 
 #include "base/json.h"
 #include "nn/layers.h"
+#include "nn/norms.h"
 #include "nn/polynomial.h"
 #include "nn/spline.h"
 
@@ -20,7 +23,7 @@ namespace tapir {
 // The closed choices of a model, each read once from its name (base/names.h).
 enum class MlpAct { gelu, relu, spline, poly };
 enum class AttentionKind { softmax, score_spline, feature_spline };
-enum class Positions { learned, sinusoidal, none, alibi };
+enum class Positions { learned, sinusoidal, none, alibi, rope };
 enum class ModelInput { tokens, frames };
 template <>
 struct Names<MlpAct> {
@@ -45,7 +48,8 @@ struct Names<Positions> {
       {Positions::learned, "learned"},
       {Positions::sinusoidal, "sinusoidal"},
       {Positions::none, "none"},
-      {Positions::alibi, "alibi"}};
+      {Positions::alibi, "alibi"},
+      {Positions::rope, "rope"}};
 };
 template <>
 struct Names<ModelInput> {
@@ -65,6 +69,12 @@ struct ModelConfig {
   AttentionKind attn = AttentionKind::softmax;
   Positions pos = Positions::learned;
   double init_std = 0.02;
+  double rope_base = 10000.0;       // pos = rope: angle t * base^(-2i/D)
+  NormKind norm = NormKind::layer;  // ln1, ln2, ln_f
+  bool qk_norm = false;             // weightless RMSNorm of each head's q and k
+  bool bias = true;                 // biases in every Linear and LayerNorm
+  bool tie_embeddings = false;      // the head's weight is tok_emb.weight
+  bool zero_init_proj = false;      // attn.proj and mlp.proj weights start at 0
   // The learned functions: the MLP spline (mlp_act = spline) and the
   // attention kernel's spline g (attn = score-spline or feature-spline).
   SplineConfig mlp_spline;
@@ -85,7 +95,8 @@ struct ModelConfig {
   ModelInput input = ModelInput::tokens;
   int64_t frame_dim = 0;
 
-  void validate() const;  // one-line error naming the bad field
+  void validate() const;                    // one-line error naming the bad field
+  void validate_reference_options() const;  // validate()'s part for rope_base .. zero_init_proj
   Json to_json() const;
   static ModelConfig from_json(const Json& j);  // validated
   // The JSON fields, in the order written (base/json_fields.h).
@@ -108,6 +119,13 @@ struct ModelConfig {
     f.optional("input", c.input);
     f.optional("frame_dim", c.frame_dim);
     f.optional("mlp_poly", c.mlp_poly);
+    // Added with the reference model's options; absent: the defaults, the model as before.
+    f.optional("rope_base", c.rope_base);
+    f.optional("norm", c.norm);
+    f.optional("qk_norm", c.qk_norm);
+    f.optional("bias", c.bias);
+    f.optional("tie_embeddings", c.tie_embeddings);
+    f.optional("zero_init_proj", c.zero_init_proj);
   }
 };
 
@@ -124,7 +142,7 @@ struct BlockShared {
 
 class CausalSelfAttention : public Module {
  public:
-  CausalSelfAttention(int64_t width, int64_t heads, AttentionKind kind, const BlockShared& shared);
+  CausalSelfAttention(const ModelConfig& c, const BlockShared& shared);
   // (B, T, C) -> (B, T, C); plus residual (B, T, C) when given, added by
   // the output projection (one fused op).
   Tensor forward(Tensor x, Tensor residual = Tensor());
@@ -137,12 +155,13 @@ class CausalSelfAttention : public Module {
   Linear qkv_;
   Spline* kernel_;
   const HeapTensor* alibi_;
+  QkTransform qk_;
   Linear proj_;
 };
 
 class MLP : public Module {
  public:
-  MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child);
+  MLP(int64_t width, int64_t hidden, Activation& act, bool act_is_child, bool bias = true);
   Tensor forward(Tensor x, Tensor residual = Tensor());  // as the attention's
   Linear& fc() { return fc_; }
   Linear& proj() { return proj_; }
@@ -161,9 +180,9 @@ class Block : public Module {
   MLP& mlp() { return mlp_; }
 
  private:
-  LayerNorm ln1_;
+  std::unique_ptr<Norm> ln1_;
   CausalSelfAttention attn_;
-  LayerNorm ln2_;
+  std::unique_ptr<Norm> ln2_;
   MLP mlp_;
 };
 
@@ -185,9 +204,9 @@ class Transformer : public Module {
  public:
   explicit Transformer(const ModelConfig& config);
   // Weights ~ N(0, init_std^2); the two residual output projections of each
-  // block (attn.proj, mlp.proj) ~ N(0, (init_std / sqrt(2 L))^2); biases 0;
-  // LayerNorm weight 1, bias 0. Draws come from Rng(seed, stream 0) in
-  // parameter order.
+  // block (attn.proj, mlp.proj) ~ N(0, (init_std / sqrt(2 L))^2), or 0 with
+  // zero_init_proj (their draws are still taken); biases 0; norm weights 1,
+  // biases 0. Draws come from Rng(seed, stream 0) in parameter order.
   void init(uint64_t seed);
 
   // tokens (B, T) i32 -> logits (B, T, V), or for input "frames" f32 frames
@@ -197,7 +216,7 @@ class Transformer : public Module {
   // first block (and in hidden[0]).
   Tensor forward(Tensor tokens, std::vector<Tensor>* hidden = nullptr,
                  const EmbeddingHook& perturb = {});
-  // The shared readout: final LayerNorm then the output head, (..., C) -> (..., V).
+  // The shared readout: final norm then the output head, (..., C) -> (..., V).
   Tensor readout(Tensor h);
 
   const ModelConfig& config() const { return config_; }
@@ -224,8 +243,9 @@ class Transformer : public Module {
   std::vector<std::unique_ptr<Activation>> activations_;
   std::vector<std::unique_ptr<Spline>> kernels_;
   std::vector<std::unique_ptr<Block>> blocks_;
-  LayerNorm ln_f_;
-  Linear head_;
+  std::unique_ptr<Norm> ln_f_;
+  std::unique_ptr<Linear> head_;           // untied
+  std::unique_ptr<TiedLinear> tied_head_;  // tie_embeddings: tok_emb.weight
   std::vector<LearnedFunction> learned_;
 };
 

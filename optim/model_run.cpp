@@ -37,10 +37,14 @@ int64_t estimated_training_bytes(const TrainConfig& config, int64_t length, int6
   const double l = static_cast<double>(m.layers), r = static_cast<double>(m.mlp_ratio);
   const double h = static_cast<double>(m.heads);
   const double block = 4 * c * c + 2 * r * c * c + (9 + r) * c;
-  const double parameters = 2 * v * c + static_cast<double>(m.context) * c + l * block + 2 * c + v;
-  // Per example: every block's stored activations, its attention scores and
-  // their softmax, and the logits with their gradient.
-  const double per_example = t * (l * (c * (8 + 2 * r) + 2 * h * t) + 2 * v);
+  const double tables = m.tie_embeddings ? 1 : 2;  // token table and head, or one tied
+  const double parameters =
+      tables * v * c + static_cast<double>(m.context) * c + l * block + 2 * c + v;
+  // Per example: every block's stored activations (with QK norm or RoPE, the
+  // copies of q, k and v they make: at most 10 C more), its attention scores
+  // and their softmax, and the logits with their gradient.
+  const double qk = m.qk_norm || m.pos == Positions::rope ? 10 : 0;
+  const double per_example = t * (l * (c * (8 + 2 * r + qk) + 2 * h * t) + 2 * v);
   const double batch =
       static_cast<double>(std::max(config.batch, std::min(config.eval_batch, eval_examples)));
   const double bytes = 4 * (4 * parameters + batch * per_example);

@@ -13,7 +13,7 @@ for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots 
   refuse numbers "$flag|${flag//-/ }" @ train "${T[@]}" "--$flag" -1 --out new
 done
 for flag in lr weight-decay beta1 beta2 eps momentum min-lr-ratio clip stop-at init-std dual-lr \
-  beta; do
+  beta rope-base; do
   for value in abc nan inf -inf 1e999 ""; do
     refuse numbers "--$flag: expected" @ train "${T[@]}" "--$flag" "$value" --out new
   done
@@ -96,6 +96,17 @@ refuse names "p" @ train --task modadd --opt p=23 --opt p=29 --steps 4 --out new
 refuse names "mlp-act" @ train "${T[@]}" --mlp-act swish --out new
 refuse names "attn" @ train "${T[@]}" --attn nope --out new
 refuse names "pos" @ train "${T[@]}" --pos nope --out new
+refuse names "norm" @ train "${T[@]}" --norm batch --out new
+refuse names "norm" @ train "${T[@]}" --norm "" --out new
+refuse names "rope base" @ train "${T[@]}" --pos rope --rope-base 1 --out new
+refuse names "rope needs an even head width" @ train --task modadd --opt p=23 --width 6 --heads 2 \
+  --layers 1 --steps 4 --threads 1 --quiet --pos rope --out new
+refuse names "feature-spline cannot be combined with positions rope" @ train "${T[@]}" \
+  --pos rope --attn feature-spline --out new
+refuse names "tie-embeddings needs token input" @ train --task denoise --width 16 --heads 2 \
+  --layers 1 --steps 4 --threads 1 --quiet --tie-embeddings --out new
+refuse names "--qk-norm" @ train "${T[@]}" --qk-norm=maybe --out new
+refuse names "--no-bias" @ train "${T[@]}" --no-bias=maybe --out new
 refuse names "optimizer" @ train "${T[@]}" --optimizer lion --out new
 refuse names "schedule" @ train "${T[@]}" --schedule step --out new
 refuse names "constraint" @ train "${T[@]}" --constraint ascent --out new

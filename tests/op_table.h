@@ -150,6 +150,27 @@ inline std::vector<OpCase> op_cases() {
                {U({2, 3, 24}), U({24}), U({24})},
                [](V x) { return layernorm(affine(x[0], 2.0, 0.5), x[1], x[2]); },
                kF32Sum});
+  c.push_back({"layernorm",
+               "no bias",
+               {U({3, 16}), U({16})},
+               [](V x) { return layernorm(affine(x[0], 2.0, 0.5), x[1], Tensor()); },
+               kF32Sum});
+  c.push_back({"rmsnorm",
+               "weight",
+               {U({2, 3, 24}), U({24})},
+               [](V x) { return rmsnorm(affine(x[0], 2.0, 0.5), x[1], 1e-5); },
+               kF32Sum});
+  c.push_back({"rmsnorm",
+               "no weight, eps of f32 (QK norm)",
+               {U({2, 5, 4, 8})},
+               [](V x) { return rmsnorm(x[0], Tensor(), 1.1920929e-7); },
+               kF32Sum});
+  // Rotary positions: the usual base, and a small one that turns every pair
+  // by more than a full circle over the sequence.
+  c.push_back(
+      {"rope", "base 10000", {U({2, 6, 3, 8})}, [](V x) { return rope(x[0], 10000.0); }, kF32Map});
+  c.push_back(
+      {"rope", "base 2, D = 2", {U({1, 9, 2, 2})}, [](V x) { return rope(x[0], 2.0); }, kF32Map});
   c.push_back({"embedding",
                "repeated ids",
                {U({5, 8}), Ids({4, 6}, 5)},

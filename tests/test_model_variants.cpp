@@ -162,9 +162,9 @@ TEST_CASE("model config: invalid combinations are refused with a clear message")
   // A name outside a closed choice cannot be held by the config; it is
   // refused where it is read.
   Json named = c.to_json();
-  named.set("pos", "rope");
+  named.set("pos", "rotary");
   CHECK_THROWS_WITH_AS(ModelConfig::from_json(named),
-                       doctest::Contains("unknown position scheme 'rope'"), Error);
+                       doctest::Contains("unknown position scheme 'rotary'"), Error);
   named = c.to_json();
   named.set("attn", "linear");
   CHECK_THROWS_WITH_AS(ModelConfig::from_json(named),

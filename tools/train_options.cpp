@@ -11,6 +11,8 @@ namespace tapir {
 
 namespace {
 
+void add_reference_model_options(CLI::App& cmd, ModelConfig& c);
+
 // The model's shape and kinds of layers (group "Model").
 void add_model_options(CLI::App& cmd, TrainConfig& c) {
   auto* m = "Model";
@@ -29,6 +31,24 @@ void add_model_options(CLI::App& cmd, TrainConfig& c) {
   cmd.add_option("--init-std", c.model.init_std, "Std of the normal weight init")
       ->group(m)
       ->capture_default_str();
+  add_reference_model_options(cmd, c.model);
+}
+
+// The options of the authors' model: rotary positions' base, norms, biases,
+// tied embeddings, zero-initialised projections (group "Model").
+void add_reference_model_options(CLI::App& cmd, ModelConfig& c) {
+  auto* m = "Model";
+  cmd.add_option("--rope-base", c.rope_base, "Rotary positions: base of the angles")
+      ->group(m)
+      ->capture_default_str();
+  add_name_option(cmd, "--norm", c.norm, "Norm of the blocks and the readout")->group(m);
+  cmd.add_flag("--qk-norm", c.qk_norm, "RMSNorm of each head's q and k before the scores")
+      ->group(m);
+  cmd.add_flag("!--no-bias", c.bias, "No biases in the Linear layers and LayerNorms")->group(m);
+  cmd.add_flag("--tie-embeddings", c.tie_embeddings, "The head reuses the token embeddings")
+      ->group(m);
+  cmd.add_flag("--zero-init-proj", c.zero_init_proj, "attn.proj and mlp.proj weights start at 0")
+      ->group(m);
 }
 
 // The splines' grids and the architecture files (group "Learned

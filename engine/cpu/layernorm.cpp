@@ -22,7 +22,7 @@ void layernorm_forward(const T* x, const T* w, const T* b, int64_t rows, int64_t
       v /= T(C);  // biased variance, as in the usual definition
       const T s = T(1) / std::sqrt(v + eps);
       T* py = y + r * C;
-      for (int64_t i = 0; i < C; ++i) py[i] = (px[i] - m) * s * w[i] + b[i];
+      for (int64_t i = 0; i < C; ++i) py[i] = (px[i] - m) * s * w[i] + (b ? b[i] : T(0));
       mean[r] = m;
       rstd[r] = s;
     }

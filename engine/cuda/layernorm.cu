@@ -23,7 +23,8 @@ __global__ void __launch_bounds__(kMaxRowThreads)
     const T v = block_sum(var, shared) / T(C);  // biased variance
     const T s = T(1) / sqrt(v + eps);
     T* py = y + r * C;
-    for (int64_t i = threadIdx.x; i < C; i += blockDim.x) py[i] = (px[i] - m) * s * w[i] + b[i];
+    for (int64_t i = threadIdx.x; i < C; i += blockDim.x)
+      py[i] = (px[i] - m) * s * w[i] + (b ? b[i] : T(0));
     if (threadIdx.x == 0) {
       mean[r] = m;
       rstd[r] = s;
