@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "nn/attention_fn.h"
 #include "nn/layers.h"
 #include "nn/polynomial.h"
 #include "nn/spline.h"
@@ -70,6 +71,11 @@ struct ModelConfig {
   SplineConfig mlp_spline;
   SplineConfig attn_spline = default_attn_spline();
   bool score_per_head = false;  // score-spline: one g per head
+  // The attention input function (nn/attention_fn.h): off, or
+  // n + f(a n + b) before the Q/K/V projection with f the identity or the
+  // spline attn_fn_spline.
+  AttnFn attn_fn = AttnFn::off;
+  SplineConfig attn_fn_spline = default_attn_fn_spline();
   // mlp_act = poly: fixed polynomials (nn/polynomial.h), one for every
   // block (layer -1) or one per block in block order.
   std::vector<PolyFunction> mlp_poly;
@@ -108,6 +114,9 @@ struct ModelConfig {
     f.optional("input", c.input);
     f.optional("frame_dim", c.frame_dim);
     f.optional("mlp_poly", c.mlp_poly);
+    // Added with the attention input function; older configs have it off.
+    f.optional("attn_fn", c.attn_fn);
+    f.optional("attn_fn_spline", c.attn_fn_spline);
   }
 };
 
@@ -120,6 +129,8 @@ struct BlockShared {
   Spline* kernel = nullptr;           // the attention spline g (null: softmax)
   bool kernel_is_child = false;       // registered as attn.kernel
   const HeapTensor* alibi = nullptr;  // ALiBi slopes (H), or null
+  Spline* attn_fn = nullptr;          // the attention input function's f (null: identity)
+  bool attn_fn_is_child = false;      // registered as attn_fn.f
 };
 
 class CausalSelfAttention : public Module {
@@ -156,12 +167,15 @@ class MLP : public Module {
 class Block : public Module {
  public:
   Block(const ModelConfig& c, const BlockShared& shared);
-  Tensor forward(Tensor x);  // x + attn(ln1(x)), then + mlp(ln2(.))
+  // x + attn(ln1(x)), then + mlp(ln2(.)); with the attention input
+  // function, x + attn(attn_fn(ln1(x))).
+  Tensor forward(Tensor x);
   CausalSelfAttention& attn() { return attn_; }
   MLP& mlp() { return mlp_; }
 
  private:
   LayerNorm ln1_;
+  std::unique_ptr<AttentionFunction> attn_fn_;  // attn_fn off: null
   CausalSelfAttention attn_;
   LayerNorm ln2_;
   MLP mlp_;
@@ -202,7 +216,8 @@ class Transformer : public Module {
 
   const ModelConfig& config() const { return config_; }
 
-  // The learned functions, in parameter order: slot "mlp" or "attn", the
+  // The learned functions, in parameter order: slot "mlp", "attn" (the
+  // score kernel) or "attn_fn" (the attention input function), the
   // block it belongs to (-1 when shared by all blocks) and the spline.
   struct LearnedFunction {
     std::string slot;
@@ -223,6 +238,7 @@ class Transformer : public Module {
   std::unique_ptr<Linear> in_proj_;  // input "frames": frames -> width (tok_emb_ unused)
   std::vector<std::unique_ptr<Activation>> activations_;
   std::vector<std::unique_ptr<Spline>> kernels_;
+  std::vector<std::unique_ptr<Spline>> attn_fns_;  // attention input functions' splines
   std::vector<std::unique_ptr<Block>> blocks_;
   LayerNorm ln_f_;
   Linear head_;
