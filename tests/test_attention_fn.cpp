@@ -152,6 +152,35 @@ TEST_CASE("attention function: parameters per block, the spline per layer or sha
   CHECK(has_name(names_of(shared), "blocks.1.attn_fn.gain"));
 }
 
+TEST_CASE("attention function: config JSON round trip; configs without it have it off") {
+  ModelConfig c = small_config(AttnFn::spline, SplineScope::shared);
+  c.attn_fn_spline.grid = SplineGrid(9, -2, 3, /*linear=*/true);
+  c.attn_fn_spline.init = "identity";
+  const ModelConfig back = ModelConfig::from_json(c.to_json());
+  CHECK(back.to_json() == c.to_json());
+  CHECK(back.attn_fn == AttnFn::spline);
+  CHECK(back.attn_fn_spline.grid == c.attn_fn_spline.grid);
+  CHECK(back.attn_fn_spline.scope == SplineScope::shared);
+
+  const Json off = small_config(AttnFn::off).to_json();
+  Json older = Json::object();
+  for (auto& [k, v] : off.as_object())
+    if (k != "attn_fn" && k != "attn_fn_spline") older.set(k, v);
+  const ModelConfig loaded = ModelConfig::from_json(older);
+  CHECK(loaded.attn_fn == AttnFn::off);
+  CHECK(loaded.attn_fn_spline.grid == default_attn_fn_spline().grid);
+
+  Json bad = c.to_json();
+  bad.set("attn_fn", "relu");
+  CHECK(test_support::error_of([&] { ModelConfig::from_json(bad); }).find("relu") !=
+        std::string::npos);
+  ModelConfig bad_init = small_config(AttnFn::spline);
+  bad_init.attn_fn_spline.init = "const:x";
+  CHECK(test_support::error_of([&] {
+          bad_init.validate();
+        }).find("model: attention function spline: spline init 'const:x'") == 0);
+}
+
 TEST_CASE("attention function: an identity spline gives the identity's model, off another") {
   ModelConfig spline_config = small_config(AttnFn::spline);
   spline_config.attn_fn_spline.grid = SplineGrid(5, -2, 2, /*linear=*/true);
