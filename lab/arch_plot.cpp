@@ -11,6 +11,8 @@ std::string function_title(const Architecture& arch, const Architecture::Functio
   if (f.layer >= 0) title += std::to_string(f.layer);
   if (f.slot == "mlp") {
     title += ", MLP activation";
+  } else if (f.slot == "attn_fn") {
+    title += ", attention input function f";
   } else {
     title += arch.attn == AttentionKind::score_spline ? ", score kernel g(s)"
                                                       : ", feature map g (phi = softplus(g))";
@@ -24,9 +26,12 @@ SvgPanel function_panel(const Architecture& arch, const Architecture::Function& 
   SvgPanel panel;
   panel.title = function_title(arch, f);
   const bool mlp = f.slot == "mlp";
+  const bool input_fn = f.slot == "attn_fn";
   panel.x_label =
-      mlp ? "x" : (arch.attn == AttentionKind::score_spline ? "score s" : "query or key element");
-  panel.y_label = mlp ? "activation" : "g";
+      mlp || input_fn
+          ? (mlp ? "x" : "a n + b")
+          : (arch.attn == AttentionKind::score_spline ? "score s" : "query or key element");
+  panel.y_label = mlp ? "activation" : (input_fn ? "f" : "g");
   // A linear spline is exactly the polyline through its knots.
   for (int64_t r = 0; r < f.rows; ++r) {
     SvgSeries line;
@@ -56,7 +61,9 @@ std::string architecture_svg(const Architecture& arch, const std::string& title)
   std::vector<SvgPanel> panels;
   for (const Architecture::Function& f : arch.functions) panels.push_back(function_panel(arch, f));
   SvgLayout layout;
-  layout.columns = arch.mlp_learned && arch.attn != AttentionKind::softmax ? 2 : 3;
+  const int slots =
+      int(arch.mlp_learned) + int(arch.attn != AttentionKind::softmax) + int(arch.attn_fn_learned);
+  layout.columns = slots > 1 ? slots : 3;
   return svg_figure(title, panels, layout);
 }
 

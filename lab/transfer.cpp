@@ -112,8 +112,11 @@ std::string format_cell(double v, const std::string& metric) {
 
 void check_transfer(const TransferOptions& o) {
   TAPIR_CHECK(!o.tasks.empty(), "--tasks: expected a comma-separated list of tasks, got none");
-  TAPIR_CHECK(o.base.model.mlp_act == MlpAct::spline || o.base.model.attn != AttentionKind::softmax,
-              "transfer needs learned functions: --mlp-act spline and/or a learned --attn");
+  TAPIR_CHECK(o.base.model.mlp_act == MlpAct::spline ||
+                  o.base.model.attn != AttentionKind::softmax ||
+                  o.base.model.attn_fn == AttnFn::spline,
+              "transfer needs learned functions: --mlp-act spline, a learned --attn and/or "
+              "--attn-fn spline");
   TAPIR_CHECK(o.seeds >= 1, "--seeds must be at least 1, got ", o.seeds);
   std::set<std::string> listed;
   for (const std::string& task : o.tasks)

@@ -46,6 +46,7 @@ struct Description {
   int64_t layers = 0, heads = 0;
   SplineConfig mlp;
   AttnDescription attn;
+  SplineConfig attn_fn = default_attn_fn_spline();
   std::vector<FunctionDescription> functions;
   template <class Self, class Fields>
   static void fields(Self& c, Fields& f) {
@@ -53,11 +54,25 @@ struct Description {
     f.required("heads", c.heads);
     f.optional("mlp", c.mlp);
     f.optional("attn", c.attn);
+    f.optional("attn_fn", c.attn_fn);
     f.required("functions", c.functions);
   }
 };
 
+constexpr const char* kSlots[] = {"mlp", "attn", "attn_fn"};
+
 }  // namespace
+
+bool Architecture::learns(const std::string& slot) const {
+  if (slot == "mlp") return mlp_learned;
+  if (slot == "attn") return attn != AttentionKind::softmax;
+  return slot == "attn_fn" && attn_fn_learned;
+}
+
+const SplineConfig& Architecture::spline_of(const std::string& slot) const {
+  if (slot == "mlp") return mlp_spline;
+  return slot == "attn" ? attn_spline : attn_fn_spline;
+}
 
 Json Architecture::describe() const {
   Json j = Json::object();
@@ -66,6 +81,7 @@ Json Architecture::describe() const {
   if (mlp_learned) j.set("mlp", mlp_spline.to_json());
   if (attn != AttentionKind::softmax)
     j.set("attn", fields_to_json(AttnDescription{attn_spline, name_of(attn), score_per_head}));
+  if (attn_fn_learned) j.set("attn_fn", attn_fn_spline.to_json());
   Json fns = Json::array();
   for (const Function& f : functions)
     fns.push_back(fields_to_json(FunctionDescription{f.name, f.slot, f.layer, f.rows}));
@@ -81,6 +97,8 @@ Architecture architecture_of(Transformer& model) {
   a.attn = c.attn;
   a.attn_spline = c.attn_spline;
   a.score_per_head = c.score_per_head;
+  a.attn_fn_learned = c.attn_fn == AttnFn::spline;
+  a.attn_fn_spline = c.attn_fn_spline;
   a.layers = c.layers;
   a.heads = c.heads;
   for (const Transformer::LearnedFunction& f : model.learned_functions()) {
@@ -94,7 +112,8 @@ Architecture architecture_of(Transformer& model) {
 
 void save_architecture(const std::string& path, const Architecture& arch) {
   TAPIR_CHECK(!arch.functions.empty(), "cannot write architecture ", path,
-              ": the model has no learned function (use --mlp-act spline or a spline attention)");
+              ": the model has no learned function (use --mlp-act spline, a spline attention or "
+              "--attn-fn spline)");
   std::vector<SafeTensorWrite> writes;
   for (const Architecture::Function& f : arch.functions) {
     const int64_t knots = arch.spline_of(f).grid.knots();
@@ -141,12 +160,15 @@ static Architecture read_architecture(const std::string& path) {
                 ": metadata 'arch': per_head is true for kernel '", kernel,
                 "', expected it only with score-spline");
   }
+  if (j.find("attn_fn") != nullptr) {
+    a.attn_fn_learned = true;
+    a.attn_fn_spline = d.attn_fn;
+    a.attn_fn_spline.validate("attention function spline of " + path);
+  }
   std::set<std::string> names, places;
   for (const FunctionDescription& e : d.functions) {
     Architecture::Function f{e.name, e.slot, e.layer, e.rows, {}};
-    TAPIR_CHECK((f.slot == "mlp" && a.mlp_learned) ||
-                    (f.slot == "attn" && a.attn != AttentionKind::softmax),
-                path, ": function '", f.name, "' is in slot '", f.slot,
+    TAPIR_CHECK(a.learns(f.slot), path, ": function '", f.name, "' is in slot '", f.slot,
                 "', which the architecture does not learn");
     TAPIR_CHECK(names.insert(f.name).second, path, ": function '", f.name,
                 "' is described twice, expected each name once");
@@ -180,11 +202,9 @@ static Architecture read_architecture(const std::string& path) {
   TAPIR_CHECK(file.tensors().size() == a.functions.size(), path, ": holds ", file.tensors().size(),
               " tensors but describes ", a.functions.size(), " functions");
   // Every function of a learned slot: one when shared, one per layer.
-  for (const char* slot : {"mlp", "attn"}) {
-    const bool learned =
-        slot == std::string("mlp") ? a.mlp_learned : a.attn != AttentionKind::softmax;
-    if (!learned) continue;
-    const SplineConfig& spline = slot == std::string("mlp") ? a.mlp_spline : a.attn_spline;
+  for (const char* slot : kSlots) {
+    if (!a.learns(slot)) continue;
+    const SplineConfig& spline = a.spline_of(slot);
     const int64_t expected = spline.scope == SplineScope::shared ? 1 : a.layers;
     int64_t count = 0;
     for (const Architecture::Function& f : a.functions) count += f.slot == slot;
@@ -228,6 +248,11 @@ void apply_architecture(const Architecture& arch, ModelConfig& config) {
     config.attn_spline = arch.attn_spline;
     config.score_per_head = arch.score_per_head;
   }
+  if (arch.attn_fn_learned) {
+    check_scope(arch.attn_fn_spline, "attention input");
+    config.attn_fn = AttnFn::spline;
+    config.attn_fn_spline = arch.attn_fn_spline;
+  }
   config.validate();
 }
 
@@ -240,9 +265,7 @@ void load_architecture_values(const Architecture& arch, Transformer& model, bool
     const Architecture::Function* source = nullptr;
     for (const Architecture::Function& a : arch.functions)
       if (a.name == p.name) source = &a;
-    const bool slot_learned =
-        f.slot == "mlp" ? arch.mlp_learned : arch.attn != AttentionKind::softmax;
-    if (!slot_learned) continue;  // a slot the architecture leaves to the model
+    if (!arch.learns(f.slot)) continue;  // a slot the architecture leaves to the model
     // Left out, the model's function would keep its initial values unnoticed.
     TAPIR_CHECK(source != nullptr, label, ": has no function '", p.name, "' (", f.slot,
                 f.layer < 0 ? " shared" : " layer " + std::to_string(f.layer),

@@ -50,6 +50,7 @@ void ModelConfig::validate() const {
                 name_of(mlp_act), "', not poly");
   }
   attn_spline.validate("attention spline");
+  attn_fn_spline.validate("attention function spline");
   TAPIR_CHECK(!(attn == AttentionKind::feature_spline && pos == Positions::alibi),
               "model: attention feature-spline cannot be combined with positions alibi (linear "
               "attention forms no scores to add the ALiBi bias to); use score-spline or softmax");
@@ -142,6 +143,10 @@ Block::Block(const ModelConfig& c, const BlockShared& shared)
       ln2_(make_norm(c.norm, c.width, c.bias)),
       mlp_(c.width, c.mlp_ratio * c.width, *shared.act, shared.act_is_child, c.bias) {
   add_child("ln1", *ln1_);
+  if (c.attn_fn != AttnFn::off) {
+    attn_fn_ = std::make_unique<AttentionFunction>(shared.attn_fn, shared.attn_fn_is_child);
+    add_child("attn_fn", *attn_fn_);
+  }
   add_child("attn", attn_);
   add_child("ln2", *ln2_);
   add_child("mlp", mlp_);
@@ -150,7 +155,9 @@ Block::Block(const ModelConfig& c, const BlockShared& shared)
 // x + attn(ln1(x)), then x + mlp(ln2(x)); each sum is made by the output
 // projection itself (linear's residual input), not by a separate add.
 Tensor Block::forward(Tensor x) {
-  x = attn_.forward(ln1_->forward(x), x);
+  Tensor n = ln1_->forward(x);
+  if (attn_fn_) n = attn_fn_->forward(n);
+  x = attn_.forward(n, x);
   return mlp_.forward(ln2_->forward(x), x);
 }
 
@@ -208,6 +215,10 @@ Transformer::Transformer(const ModelConfig& config)
   const bool learned_kernel = config.attn != AttentionKind::softmax;
   const bool kernel_per_layer = learned_kernel && config.attn_spline.scope == SplineScope::layer;
   const int64_t kernel_rows = config.score_per_head ? config.heads : 1;
+  const bool learned_fn = config.attn_fn == AttnFn::spline;
+  const bool fn_per_layer = learned_fn && config.attn_fn_spline.scope == SplineScope::layer;
+  if (learned_fn && !fn_per_layer)
+    attn_fns_.push_back(std::make_unique<Spline>(config.attn_fn_spline));
   if (!act_per_layer && !poly_per_layer) activations_.push_back(make_activation(config, 0));
   if (learned_kernel && !kernel_per_layer)
     kernels_.push_back(std::make_unique<Spline>(config.attn_spline, kernel_rows));
@@ -221,8 +232,12 @@ Transformer::Transformer(const ModelConfig& config)
     shared.kernel = learned_kernel ? kernels_.back().get() : nullptr;
     shared.kernel_is_child = kernel_per_layer;
     shared.alibi = alibi_slopes_.defined() ? &alibi_slopes_ : nullptr;
+    if (fn_per_layer) attn_fns_.push_back(std::make_unique<Spline>(config.attn_fn_spline));
+    shared.attn_fn = learned_fn ? attn_fns_.back().get() : nullptr;
+    shared.attn_fn_is_child = fn_per_layer;
     blocks_.push_back(std::make_unique<Block>(config, shared));
     add_child(block_name(l), *blocks_.back());
+    if (fn_per_layer) learned_.push_back({"attn_fn", l, attn_fns_.back().get()});
     if (kernel_per_layer) learned_.push_back({"attn", l, kernels_.back().get()});
     if (act_per_layer)
       learned_.push_back({"mlp", l, static_cast<Spline*>(activations_.back().get())});
@@ -244,6 +259,10 @@ Transformer::Transformer(const ModelConfig& config)
   if (learned_kernel && !kernel_per_layer) {
     add_child("attn_kernel", *kernels_.front());
     learned_.push_back({"attn", -1, kernels_.front().get()});
+  }
+  if (learned_fn && !fn_per_layer) {
+    add_child("attn_fn", *attn_fns_.front());
+    learned_.push_back({"attn_fn", -1, attn_fns_.front().get()});
   }
 }
 

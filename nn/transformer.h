@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "nn/attention_fn.h"
 #include "nn/layers.h"
 #include "nn/norms.h"
 #include "nn/polynomial.h"
@@ -80,6 +81,11 @@ struct ModelConfig {
   SplineConfig mlp_spline;
   SplineConfig attn_spline = default_attn_spline();
   bool score_per_head = false;  // score-spline: one g per head
+  // The attention input function (nn/attention_fn.h): off, or
+  // n + f(a n + b) before the Q/K/V projection with f the identity or the
+  // spline attn_fn_spline.
+  AttnFn attn_fn = AttnFn::off;
+  SplineConfig attn_fn_spline = default_attn_fn_spline();
   // mlp_act = poly: fixed polynomials (nn/polynomial.h), one for every
   // block (layer -1) or one per block in block order.
   std::vector<PolyFunction> mlp_poly;
@@ -126,6 +132,9 @@ struct ModelConfig {
     f.optional("bias", c.bias);
     f.optional("tie_embeddings", c.tie_embeddings);
     f.optional("zero_init_proj", c.zero_init_proj);
+    // Added with the attention input function; older configs have it off.
+    f.optional("attn_fn", c.attn_fn);
+    f.optional("attn_fn_spline", c.attn_fn_spline);
   }
 };
 
@@ -138,6 +147,8 @@ struct BlockShared {
   Spline* kernel = nullptr;           // the attention spline g (null: softmax)
   bool kernel_is_child = false;       // registered as attn.kernel
   const HeapTensor* alibi = nullptr;  // ALiBi slopes (H), or null
+  Spline* attn_fn = nullptr;          // the attention input function's f (null: identity)
+  bool attn_fn_is_child = false;      // registered as attn_fn.f
 };
 
 class CausalSelfAttention : public Module {
@@ -175,12 +186,15 @@ class MLP : public Module {
 class Block : public Module {
  public:
   Block(const ModelConfig& c, const BlockShared& shared);
-  Tensor forward(Tensor x);  // x + attn(ln1(x)), then + mlp(ln2(.))
+  // x + attn(ln1(x)), then + mlp(ln2(.)); with the attention input
+  // function, x + attn(attn_fn(ln1(x))).
+  Tensor forward(Tensor x);
   CausalSelfAttention& attn() { return attn_; }
   MLP& mlp() { return mlp_; }
 
  private:
   std::unique_ptr<Norm> ln1_;
+  std::unique_ptr<AttentionFunction> attn_fn_;  // attn_fn off: null
   CausalSelfAttention attn_;
   std::unique_ptr<Norm> ln2_;
   MLP mlp_;
@@ -221,7 +235,8 @@ class Transformer : public Module {
 
   const ModelConfig& config() const { return config_; }
 
-  // The learned functions, in parameter order: slot "mlp" or "attn", the
+  // The learned functions, in parameter order: slot "mlp", "attn" (the
+  // score kernel) or "attn_fn" (the attention input function), the
   // block it belongs to (-1 when shared by all blocks) and the spline.
   struct LearnedFunction {
     std::string slot;
@@ -242,6 +257,7 @@ class Transformer : public Module {
   std::unique_ptr<Linear> in_proj_;  // input "frames": frames -> width (tok_emb_ unused)
   std::vector<std::unique_ptr<Activation>> activations_;
   std::vector<std::unique_ptr<Spline>> kernels_;
+  std::vector<std::unique_ptr<Spline>> attn_fns_;  // attention input functions' splines
   std::vector<std::unique_ptr<Block>> blocks_;
   std::unique_ptr<Norm> ln_f_;
   std::unique_ptr<Linear> head_;           // untied

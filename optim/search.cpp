@@ -58,8 +58,8 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
   // The shared functions start as model 0's initial splines.
   const Member& first = members_.front();
   TAPIR_CHECK(!first.splines.empty(),
-              "search needs a model with learned functions (--mlp-act spline and/or --attn "
-              "score-spline or feature-spline)");
+              "search needs a model with learned functions (--mlp-act spline, --attn "
+              "score-spline or feature-spline, and/or --attn-fn spline)");
   functions_ = std::make_unique<SharedFunctions>(first.splines, config_.models, config_);
   if (state != nullptr)
     restore_state(*state, path);
@@ -71,8 +71,8 @@ void Search::check(const SearchConfig& config) {
   check_settings(config);
   const ModelRun run = build_run(config.resolved().base);
   TAPIR_CHECK(!run.model->learned_functions().empty(),
-              "search needs a model with learned functions (--mlp-act spline and/or --attn "
-              "score-spline or feature-spline)");
+              "search needs a model with learned functions (--mlp-act spline, --attn "
+              "score-spline or feature-spline, and/or --attn-fn spline)");
 }
 
 bool Search::owns(int m) const {

@@ -5,8 +5,8 @@
 T=(--task modadd --opt p=23 --width 16 --heads 2 --layers 1 --steps 4 --threads 1 --quiet)
 
 # --- numbers: every number flag of train, and each command's own --------
-for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots warmup steps \
-  batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
+for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots attn-fn-knots \
+  warmup steps batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
   for value in abc 1.5 99999999999999999999 "" 0x10 -99999999999999999999; do
     refuse numbers "--$flag: expected" @ train "${T[@]}" "--$flag" "$value" --out new
   done
@@ -47,6 +47,11 @@ refuse numbers "--spline-range" @ train "${T[@]}" --mlp-act spline --spline-rang
 refuse numbers "--spline-range" @ train "${T[@]}" --mlp-act spline --spline-range 0,1e999 --out new
 refuse numbers "--spline-range" @ train "${T[@]}" --mlp-act spline --spline-range 1 --out new
 refuse numbers "spline init" @ train "${T[@]}" --mlp-act spline --spline-init const:abc --out new
+refuse numbers "--attn-fn-range" @ train "${T[@]}" --attn-fn spline --attn-fn-range 5,-5 --out new
+refuse numbers "--attn-fn-range" @ train "${T[@]}" --attn-fn spline --attn-fn-range 1 --out new
+refuse numbers "spline init" @ train "${T[@]}" --attn-fn spline --attn-fn-init const:nan --out new
+refuse numbers "--layers" @ arch import fns.csv --layers 0 -o new.safetensors
+refuse numbers "--layers" @ arch import fns.csv --layers abc -o new.safetensors
 refuse numbers "steps" @ train --resume run --steps 0
 refuse numbers "steps" @ train --resume run --steps -3
 refuse numbers "--steps" @ train --resume run --steps 99999999999999999999
@@ -112,6 +117,11 @@ refuse names "schedule" @ train "${T[@]}" --schedule step --out new
 refuse names "constraint" @ train "${T[@]}" --constraint ascent --out new
 refuse names "device" @ train "${T[@]}" --device tpu --out new
 refuse names "spline-extrapolate" @ train "${T[@]}" --spline-extrapolate cubic --out new
+refuse names "attn-fn" @ train "${T[@]}" --attn-fn relu --out new
+refuse names "attn-fn-extrapolate" @ train "${T[@]}" --attn-fn-extrapolate cubic --out new
+refuse names "attn-fn-scope" @ train "${T[@]}" --attn-fn-scope block --out new
+refuse names "spline init" @ train "${T[@]}" --attn-fn-init tanh --out new
+refuse names "--scope" @ arch import fns.csv --scope some -o new.safetensors
 refuse names "variant" @ compare "${T[@]}" --variant "" --out new
 refuse names "variant" @ compare "${T[@]}" --variant bogus=1 --out new
 refuse names "variant" @ compare "${T[@]}" --variant baseline --variant baseline --out new
@@ -150,6 +160,33 @@ done
 for file in missing.json bad.json garbage.safetensors run/config.json; do
   refuse files "$file" @ train "${T[@]}" --mlp-poly "$file" --out new
 done
+# arch import: the authors' CSV format (fns.csv, 4 good pairs, is made by
+# each set-up), damaged one way per case.
+good='for i in 1 2 3 4; do printf -- "-1,0,1\n$i,0.5,2\n"; done >fns.csv'
+for file in missing.csv garbage.safetensors user; do
+  refuse files "$file" @ arch import "$file" -o new.safetensors
+done
+setup="$good; printf -- '-1,0\n1,2\n' >>fns.csv"
+refuse files "line 9: has 2 numbers, expected 3" @ arch import fns.csv -o new.safetensors
+setup="$good; printf -- '-1,0,1\n1,two,3\n' >>fns.csv"
+refuse files "line 10 number 2: expected a finite number, got 'two'" @ arch import fns.csv -o new.safetensors
+setup="$good; printf -- '-1,0,1\n' >>fns.csv"
+refuse files "has 9 lines, expected an even count" @ arch import fns.csv -o new.safetensors
+setup="$good; printf -- '-1,0,1\n1,2,3\n' >>fns.csv"
+refuse files "holds 5 functions, expected 4 (MLP) or 8" @ arch import fns.csv -o new.safetensors
+setup="$good; sed -i '1s/.*/1,0,-1/' fns.csv"
+refuse files "line 1: knot 2 (0) does not exceed knot 1 (1)" @ arch import fns.csv -o new.safetensors
+setup="$good; sed -i '1s/.*/-1,0.25,1/' fns.csv"
+refuse files "expected 0 (equally spaced knots" @ arch import fns.csv -o new.safetensors
+setup="$good; sed -i '3s/.*/-2,0,2/' fns.csv"
+refuse files "line 3: the knots differ from those of line 1" @ arch import fns.csv -o new.safetensors
+setup="$good"
+refuse files "cannot be shared" @ arch import fns.csv --scope shared -o new.safetensors
+setup="$good && \"\$tapir\" arch import fns.csv -o fns.arch.safetensors"
+refuse files "per layer for 4 layers, but the model has 1" @ train "${T[@]}" --arch fns.arch.safetensors --out new
+setup="$good"
+refuse outputs "fns.csv" @ arch import fns.csv -o fns.csv
+setup=""
 refuse files "user/" @ report user
 refuse files "report" @ report missing
 setup='echo "{not json" >run/config.json'

@@ -123,6 +123,7 @@ run_line() {
 rm -rf "$work"
 mkdir -p "$work"
 cp -r "$source_dir/configs" "$work/configs"
+cp -r "$source_dir/data" "$work/data"
 cd "$work"
 mapfile -t lines < <(readme_lines)
 ((${#lines[@]} >= 20)) || fail "found only ${#lines[@]} command lines in the README's Using it block"

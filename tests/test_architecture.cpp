@@ -145,10 +145,11 @@ TEST_CASE("an architecture file's description is read strictly, naming the file 
   };
   CHECK(load_error([](Json&) {}) == "");
   const std::string bad = dir.file("bad.safetensors");
-  CHECK(load_error([](Json& a) { a.set("layer", 2); }) ==
-        bad +
-            ": metadata 'arch': JSON: unknown key 'layer' (known: layers, heads, mlp, attn, "
-            "functions)");
+  CHECK(
+      load_error([](Json& a) { a.set("layer", 2); }) ==
+      bad +
+          ": metadata 'arch': JSON: unknown key 'layer' (known: layers, heads, mlp, attn, attn_fn, "
+          "functions)");
   CHECK(load_error([](Json& a) {
           Json attn = a.at("attn");
           attn.set("per-head", true);

@@ -171,11 +171,13 @@ namespace {
 struct StepConfig {
   const char* name;
   int64_t vocab, context, batch, width, heads, layers;
+  AttnFn attn_fn;  // "tiny attn-fn": tiny with the attention input function
 };
 constexpr StepConfig kStepConfigs[] = {
-    {"tiny", 99, 4, 32, 128, 4, 2},
-    {"small", 128, 64, 4, 128, 4, 2},
-    {"lm", 96, 256, 2, 256, 8, 4},
+    {"tiny", 99, 4, 32, 128, 4, 2, AttnFn::off},
+    {"small", 128, 64, 4, 128, 4, 2, AttnFn::off},
+    {"lm", 96, 256, 2, 256, 8, 4, AttnFn::off},
+    {"tiny attn-fn", 99, 4, 32, 128, 4, 2, AttnFn::spline},
 };
 
 // Three AdamW steps (clip 1.0) on one fixed random batch; the losses.
@@ -186,6 +188,8 @@ std::vector<double> train_steps(const StepConfig& sc, Device device) {
   mc.width = sc.width;
   mc.heads = sc.heads;
   mc.layers = sc.layers;
+  mc.attn_fn = sc.attn_fn;
+  mc.attn_fn_spline.init = "gelu";  // a slope, so gain and bias get gradients too
   Transformer model(mc);
   model.init(0);
   model.to_device(device);
@@ -218,7 +222,9 @@ std::vector<double> train_steps(const StepConfig& sc, Device device) {
 
 }  // namespace
 
-TEST_CASE("cuda parity: three training steps of each benchmark configuration") {
+TEST_CASE(
+    "cuda parity: three training steps of each benchmark configuration, and tiny with --attn-fn "
+    "spline") {
   if (skip_without_gpu()) return;
   for (const StepConfig& sc : kStepConfigs) {
     const std::vector<double> cpu = train_steps(sc, Device::cpu);

@@ -2,6 +2,8 @@
 //   arch fit-poly FILE --degree D (--run DIR | --range LO,HI) [-o OUT]
 //     fits a polynomial to each MLP function over the range its inputs
 //     visit and writes a poly file that `tapir train --mlp-poly` uses.
+//   arch import FILE.csv -o OUT: the authors' CSV functions
+//     (tools/cmd_arch_import.cpp).
 #include <cstdio>
 #include <filesystem>
 
@@ -41,7 +43,9 @@ Command add_arch_command(CLI::App& app) {
   fit->add_option("--seed", o->source.seed, "Seed of those batches")->capture_default_str();
   add_threads_option(*fit, o->threads);
   fit->add_option("-o,--out", o->out, "Poly file to write (default: FILE's name with .polyD.json)");
-  return {cmd, [o, fit]() {
+  const Command import = add_arch_import_subcommand(*cmd);
+  return {cmd, [o, fit, import]() {
+            if (import.app->parsed()) return import.run();
             if (!fit->parsed()) return 1;
             set_num_threads(o->threads);  // the --run model's forward passes
             TAPIR_CHECK(!o->source.run.empty() || !o->range.empty(),

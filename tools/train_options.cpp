@@ -24,6 +24,9 @@ void add_model_options(CLI::App& cmd, TrainConfig& c) {
       ->capture_default_str();
   add_name_option(cmd, "--mlp-act", c.model.mlp_act, "MLP activation")->group(m);
   add_name_option(cmd, "--attn", c.model.attn, "Attention")->group(m);
+  add_name_option(cmd, "--attn-fn", c.model.attn_fn,
+                  "Attention input function n + f(a n + b) before Q/K/V: f identity or spline")
+      ->group(m);
   add_name_option(cmd, "--pos", c.model.pos, "Positions")->group(m);
   cmd.add_option("--context", c.model.context, "Position table size (0: the task's length)")
       ->group(m)
@@ -49,6 +52,30 @@ void add_reference_model_options(CLI::App& cmd, ModelConfig& c) {
       ->group(m);
   cmd.add_flag("--zero-init-proj", c.zero_init_proj, "attn.proj and mlp.proj weights start at 0")
       ->group(m);
+}
+
+// The attention input function's spline (--attn-fn spline), in the group
+// "Learned nonlinearities".
+void add_attn_fn_options(CLI::App& cmd, TrainOptions& o) {
+  auto* sp = "Learned nonlinearities";
+  SplineConfig& fs = o.config.model.attn_fn_spline;
+  o.attn_fn_grid = SplineGridOptions("attn-fn", fs.grid);
+  cmd.add_option("--attn-fn-knots", o.attn_fn_grid.knots, "Attention function: number of knots")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--attn-fn-range", o.attn_fn_grid.range, "Attention function: knot range LO,HI")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--attn-fn-extrapolate", o.attn_fn_grid.extrapolate,
+                 "Attention function: linear | constant")
+      ->group(sp)
+      ->capture_default_str();
+  cmd.add_option("--attn-fn-init", fs.init, "Attention function: gelu | identity | const:C")
+      ->group(sp)
+      ->capture_default_str();
+  add_name_option(cmd, "--attn-fn-scope", fs.scope,
+                  "Attention function: one per block (layer) or one for all")
+      ->group(sp);
 }
 
 // The splines' grids and the architecture files (group "Learned
@@ -89,6 +116,7 @@ void add_spline_options(CLI::App& cmd, TrainOptions& o) {
       ->group(sp);
   cmd.add_flag("--score-per-head", c.model.score_per_head, "score-spline: one spline per head")
       ->group(sp);
+  add_attn_fn_options(cmd, o);
   cmd.add_option("--arch", c.arch_file, "Architecture file of learned functions to use")->group(sp);
   cmd.add_option("--mlp-poly", o.mlp_poly,
                  "Poly file (tapir arch fit-poly): its polynomials as the MLP activation")
@@ -236,6 +264,7 @@ TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
   TrainConfig c = o.config;
   c.model.mlp_spline.grid = o.mlp_grid.grid();
   c.model.attn_spline.grid = o.attn_grid.grid();
+  c.model.attn_fn_spline.grid = o.attn_fn_grid.grid();
   // Unrecognised "--name value" or "--name=value" pairs are task options.
   set_task_options(o.task_opts, extra_arguments(cmd), c.task_options);
   finish_constraint_options(o, c);

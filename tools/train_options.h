@@ -20,6 +20,7 @@ struct TrainOptions {
   // add_train_options starts them from `config`.
   SplineGridOptions mlp_grid{"spline", SplineConfig{}.grid};
   SplineGridOptions attn_grid{"attn-spline", SplineConfig{}.grid};
+  SplineGridOptions attn_fn_grid{"attn-fn", default_attn_fn_spline().grid};
   std::string alpha = "0.05";  // --alpha: one rate or one per layer
   std::string mlp_poly;        // --mlp-poly: a poly file (nn/polynomial.h)
 };
