@@ -85,6 +85,16 @@ std::string variant_name(MlpAct mlp_act, AttentionKind attn) {
   return name;
 }
 
+// The polynomial a `poly` variant runs: degree 8 fitted to GeLU on [-4, 4],
+// clamped there, one for every block (what fit-poly writes for a GeLU-shaped
+// function).
+std::vector<PolyFunction> bench_polynomial() {
+  SplineConfig gelu;
+  gelu.grid = SplineGrid(161, -8, 8, true);
+  const std::vector<double> v = spline_init_values(gelu);  // the default init: GeLU
+  return {fit_polynomial(std::vector<float>(v.begin(), v.end()), gelu.grid, -4, 4, 8)};
+}
+
 // A fixed configuration: forward, next-token cross-entropy at every
 // position, backward and AdamW on one fixed batch (tokens, targets).
 std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, MlpAct mlp_act, AttentionKind attn,
@@ -97,6 +107,7 @@ std::unique_ptr<BenchRun> make_run(const BenchConfig& bc, MlpAct mlp_act, Attent
   mc.layers = bc.layers;
   mc.mlp_act = mlp_act;
   mc.attn = attn;
+  if (mlp_act == MlpAct::poly) mc.mlp_poly = bench_polynomial();
   auto run = std::make_unique<BenchRun>();
   run->variant = variant_name(mlp_act, attn);
   run->model = std::make_unique<Transformer>(mc);
@@ -130,6 +141,7 @@ std::unique_ptr<BenchRun> make_main_run(const BenchConfig& bc, MlpAct mlp_act, A
   c.model.layers = bc.layers;
   c.model.mlp_act = mlp_act;
   c.model.attn = attn;
+  if (mlp_act == MlpAct::poly) c.model.mlp_poly = bench_polynomial();
   c.batch = bc.batch;
   c.device = device;
   c.threads = threads;

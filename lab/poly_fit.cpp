@@ -9,65 +9,158 @@
 
 namespace tapir {
 
-std::map<std::string, std::pair<double, double>> visited_mlp_ranges(ModelRun& r,
-                                                                    const std::string& run,
-                                                                    int64_t batches,
-                                                                    uint64_t seed) {
-  TAPIR_CHECK(batches >= 1, "fit-poly: --batches must be at least 1, got ", batches);
-  std::vector<Spline*> splines;
-  for (const Transformer::LearnedFunction& f : r.model->learned_functions())
-    if (f.slot == "mlp") splines.push_back(f.spline);
-  TAPIR_CHECK(!splines.empty(), "fit-poly: the model of ", run,
-              " has no learned MLP function to record the inputs of");
-  for (Spline* s : splines) s->watch_inputs(true);
+namespace {
+
+// Bins of the histogram a central share is read from: fine enough that a
+// bin's width is far below any useful fit range's.
+constexpr int64_t kQuantileBins = 20000;
+
+// Runs the model on the same `batches` train batches (drawn with `seed`)
+// with each spline adding its inputs to its record.
+void replay(ModelRun& r, const std::vector<Spline*>& splines, std::vector<InputRecord>& records,
+            const PolyRangeSource& source) {
+  for (size_t k = 0; k < splines.size(); ++k) splines[k]->watch_inputs(&records[k]);
   NoGrad no_grad;
-  Rng rng(seed, 7);
-  for (int64_t b = 0; b < batches; ++b) {
-    Batch batch;
+  Rng rng(source.seed, 7);
+  Batch batch;
+  for (int64_t b = 0; b < source.batches; ++b) {
     r.task->sample("train", r.config.batch, rng, batch);
     const BatchTensors t = to_tensors(batch, r.device());
     r.model->forward(t.inputs);
     reset_step();
   }
-  std::map<std::string, std::pair<double, double>> ranges;
-  for (Spline* s : splines) {
-    TAPIR_CHECK(s->seen_any() && s->seen_lo() < s->seen_hi(), "fit-poly: the inputs of ",
-                s->values().name, " in ", run, " never spanned a range");
-    ranges[s->values().name] = {s->seen_lo(), s->seen_hi()};
-  }
-  return ranges;
+  for (Spline* s : splines) s->watch_inputs(nullptr);
 }
+
+std::vector<InputRecord> binned(const std::vector<InputRecord>& ranges, int64_t bins,
+                                double margin_in_bins) {
+  std::vector<InputRecord> out(ranges.size());
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    const double width = (ranges[k].hi - ranges[k].lo) / (double(bins) - 2 * margin_in_bins);
+    out[k].bin_lo = ranges[k].lo - margin_in_bins * width;
+    out[k].bin_hi = ranges[k].hi + margin_in_bins * width;
+    out[k].counts.assign(static_cast<size_t>(bins), 0.0);
+  }
+  return out;
+}
+
+// The edges of the histogram's bins holding the inputs at the
+// (1 - central) / 2 and (1 + central) / 2 quantiles.
+std::pair<double, double> central_range(const InputRecord& h, double central) {
+  double total = 0;
+  for (double c : h.counts) total += c;
+  const double below = total * (1 - central) / 2, above = total * (1 + central) / 2;
+  const double width = (h.bin_hi - h.bin_lo) / double(h.counts.size());
+  double seen = 0, lo = h.bin_lo, hi = h.bin_hi;
+  bool lo_found = false;
+  for (size_t k = 0; k < h.counts.size(); ++k) {
+    seen += h.counts[k];
+    if (!lo_found && seen > below) {
+      lo = h.bin_lo + double(k) * width;
+      lo_found = true;
+    }
+    if (seen >= above) {
+      hi = h.bin_lo + double(k + 1) * width;
+      break;
+    }
+  }
+  return {lo, hi};
+}
+
+}  // namespace
+
+std::map<std::string, RecordedInputs> record_mlp_inputs(ModelRun& r,
+                                                        const PolyRangeSource& source) {
+  TAPIR_CHECK(source.batches >= 1, "fit-poly: --batches must be at least 1, got ", source.batches);
+  TAPIR_CHECK(source.central > 0 && source.central <= 1,
+              "fit-poly: --central must be in (0, 1], got ", source.central);
+  std::vector<Spline*> splines;
+  for (const Transformer::LearnedFunction& f : r.model->learned_functions())
+    if (f.slot == "mlp") splines.push_back(f.spline);
+  TAPIR_CHECK(!splines.empty(), "fit-poly: the model of ", source.run,
+              " has no learned MLP function to record the inputs of");
+  // Pass 1: the range the inputs visit.
+  std::vector<InputRecord> ranges(splines.size());
+  replay(r, splines, ranges, source);
+  for (size_t k = 0; k < splines.size(); ++k)
+    TAPIR_CHECK(ranges[k].any() && ranges[k].lo < ranges[k].hi, "fit-poly: the inputs of ",
+                splines[k]->values().name, " in ", source.run, " never spanned a range");
+  // Pass 2 (--central below 1): the central share of them.
+  if (source.central < 1) {
+    std::vector<InputRecord> fine = binned(ranges, kQuantileBins, 0);
+    replay(r, splines, fine, source);
+    for (size_t k = 0; k < splines.size(); ++k) {
+      const auto [lo, hi] = central_range(fine[k], source.central);
+      TAPIR_CHECK(lo < hi, "fit-poly: the central ", source.central, " of the inputs of ",
+                  splines[k]->values().name, " in ", source.run, " span no range");
+      ranges[k].lo = lo;
+      ranges[k].hi = hi;
+    }
+  }
+  // Pass 3: how many inputs fall nearest each fit point (bins centred on them).
+  std::vector<InputRecord> near;
+  if (!source.uniform) {
+    near = binned(ranges, kPolyFitPoints, 0.5);
+    replay(r, splines, near, source);
+  }
+  std::map<std::string, RecordedInputs> out;
+  for (size_t k = 0; k < splines.size(); ++k) {
+    RecordedInputs& rec = out[splines[k]->values().name];
+    rec.lo = ranges[k].lo;
+    rec.hi = ranges[k].hi;
+    if (!source.uniform) rec.weights = near[k].counts;
+  }
+  return out;
+}
+
+namespace {
+
+// "run DIR, 16 train batches, central 0.99, weighted by the inputs".
+std::string describe_source(const PolyRangeSource& s) {
+  if (s.run.empty()) return "--range";
+  char central[32] = "";
+  if (s.central < 1) std::snprintf(central, sizeof central, ", central %g", s.central);
+  return "run " + s.run + ", " + std::to_string(s.batches) + " train batches" + central +
+         (s.uniform ? ", uniform weights" : ", weighted by the inputs");
+}
+
+// The run must have used these very functions, or its inputs say nothing about them.
+void check_run_used(const Architecture& arch, const std::string& arch_path, ModelRun& r,
+                    const std::string& run) {
+  const Architecture used = architecture_of(*r.model);
+  for (const Architecture::Function& f : arch.functions) {
+    if (f.slot != "mlp") continue;
+    bool same = false;
+    for (const Architecture::Function& g : used.functions)
+      same = same || (g.name == f.name && g.values == f.values);
+    TAPIR_CHECK(same, "fit-poly: ", run, " did not train with the function ", tapir::quoted(f.name),
+                " of ", arch_path, " (give a run made with --arch of that file, or --range LO,HI)");
+  }
+}
+
+}  // namespace
 
 PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path, int degree,
                           const PolyRangeSource& range) {
   PolyFile file;
   file.source = arch_path;
   file.degree = degree;
-  std::map<std::string, std::pair<double, double>> visited;
-  std::string range_from = "--range";
+  std::map<std::string, RecordedInputs> recorded;
   if (!range.run.empty()) {
     ModelRun r = open_run(range.run);
-    // The run must have used these very functions, or its ranges say nothing about them.
-    const Architecture used = architecture_of(*r.model);
-    for (const Architecture::Function& f : arch.functions) {
-      if (f.slot != "mlp") continue;
-      bool same = false;
-      for (const Architecture::Function& g : used.functions)
-        same = same || (g.name == f.name && g.values == f.values);
-      TAPIR_CHECK(same, "fit-poly: ", range.run, " did not train with the function ",
-                  tapir::quoted(f.name), " of ", arch_path,
-                  " (give a run made with --arch of that file, or --range LO,HI)");
-    }
-    visited = visited_mlp_ranges(r, range.run, range.batches, range.seed);
-    range_from = "run " + range.run + ", " + std::to_string(range.batches) + " train batches";
+    check_run_used(arch, arch_path, r, range.run);
+    recorded = record_mlp_inputs(r, range);
   }
+  const std::string range_from = describe_source(range);
   for (const Architecture::Function& f : arch.functions) {
     if (f.slot != "mlp") continue;
     FittedPoly fitted;
     fitted.name = f.name;
     fitted.range_from = range_from;
-    const auto [lo, hi] = range.run.empty() ? std::pair(range.lo, range.hi) : visited.at(f.name);
-    fitted.poly = fit_polynomial(f.values, arch.spline_of(f).grid, lo, hi, degree, &fitted.error);
+    const RecordedInputs rec =
+        range.run.empty() ? RecordedInputs{range.lo, range.hi, {}} : recorded.at(f.name);
+    fitted.poly = fit_polynomial(f.values, arch.spline_of(f).grid, rec.lo, rec.hi, degree,
+                                 &fitted.error, rec.weights);
     fitted.poly.layer = f.layer;
     // What a poly file must hold to load (nn/polynomial.h), checked before
     // it is written: a range too wide or too narrow fits to nothing finite.

@@ -1,13 +1,17 @@
 // `tapir arch fit-poly`: polynomials fitted to the MLP functions of an
-// architecture file, each over the range its inputs actually visit. The
-// range comes from a run that trained with those functions (its inputs on
-// batches of the task's train split) or is given. The fit itself is
-// nn/polynomial.h's; a run uses the result with `--mlp-poly FILE`.
+// architecture file where their inputs go. The inputs come from a run that
+// trained with those functions (its model's forward passes on batches of
+// the task's train split): each function is fitted over the range they
+// visit, or the central share of them, and weighted by how many fell near
+// each point. Or a range is given and every point weighs the same. The fit
+// itself is nn/polynomial.h's (clamped to its range); a run uses the result
+// with `--mlp-poly FILE`.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "nn/architecture.h"
 #include "nn/polynomial.h"
@@ -15,22 +19,33 @@
 
 namespace tapir {
 
-// Where each function's fitted range comes from: `run` (a run folder or
-// checkpoint; its model must use the architecture's MLP functions with the
-// same values) over `batches` train batches of its own batch size, drawn
-// with `seed`; or, with run empty, [lo, hi] for every function.
+// How each function's range and weights are found: from `run` (a run folder
+// or checkpoint; its model must use the architecture's MLP functions with
+// the same values) over `batches` train batches of its own batch size, drawn
+// with `seed`: the range is the central `central` share of the inputs (1:
+// all of them, from the least to the greatest), the weights their histogram
+// over the fit points unless `uniform`. With run empty: [lo, hi] for every
+// function, uniform weights.
 struct PolyRangeSource {
   std::string run;
   int64_t batches = 16;
   uint64_t seed = 0;
+  double central = 1;
+  bool uniform = false;
   double lo = 0, hi = 0;
 };
 
-// The least and greatest input each MLP spline of the run's model sees over
-// the batches, by parameter name (`run` names it in errors).
-std::map<std::string, std::pair<double, double>> visited_mlp_ranges(ModelRun& r,
-                                                                    const std::string& run,
-                                                                    int64_t batches, uint64_t seed);
+// Where one function's inputs went: the fit range and a weight per fit point.
+struct RecordedInputs {
+  double lo = 0, hi = 0;
+  std::vector<double> weights;  // kPolyFitPoints, or empty (uniform)
+};
+
+// For each MLP spline of the run's model, by parameter name: the range and
+// weights `source` asks for (`source.run` names the run in errors). The
+// batches are replayed once per pass (the range, the central share, the
+// histogram), the same batches each time.
+std::map<std::string, RecordedInputs> record_mlp_inputs(ModelRun& r, const PolyRangeSource& source);
 
 // Fits every MLP function of the architecture (at `arch_path`); fails if it
 // has none. Attention functions are not fitted (their inputs are scores

@@ -20,7 +20,7 @@ namespace tapir {
 
 namespace {
 
-constexpr int kFitPoints = 2001;
+constexpr int kFitPoints = kPolyFitPoints;
 constexpr int kMaxDegree = 20;
 
 double to_t(const PolyFunction& f, double x) {
@@ -77,16 +77,29 @@ void Polynomial::move_buffers(Device device) {
 }
 
 PolyFunction fit_polynomial(const std::vector<float>& values, const SplineGrid& grid, double lo,
-                            double hi, int degree, FitError* error) {
+                            double hi, int degree, FitError* error,
+                            const std::vector<double>& weights) {
   TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi,
               "fit-poly: the range needs finite lo < hi, got [", lo, ", ", hi, "]");
   TAPIR_CHECK(degree >= 0 && degree <= kMaxDegree, "fit-poly: the degree must be in [0, ",
               kMaxDegree, "], got ", degree);
   TAPIR_CHECK(static_cast<int64_t>(values.size()) == grid.knots(), "fit-poly: ", values.size(),
               " values for a grid of ", grid.knots(), " knots");
+  Eigen::VectorXd w = Eigen::VectorXd::Ones(kFitPoints);
+  if (!weights.empty()) {
+    TAPIR_CHECK(static_cast<int>(weights.size()) == kFitPoints, "fit-poly: ", weights.size(),
+                " weights, expected one per fit point (", kFitPoints, ")");
+    for (int i = 0; i < kFitPoints; ++i) {
+      TAPIR_CHECK(std::isfinite(weights[size_t(i)]) && weights[size_t(i)] >= 0, "fit-poly: weight ",
+                  weights[size_t(i)], " is not a finite value >= 0");
+      w[i] = weights[size_t(i)];
+    }
+    TAPIR_CHECK(w.sum() > 0, "fit-poly: every weight is 0 (no input fell in [", lo, ", ", hi, "])");
+  }
   PolyFunction f;
   f.lo = lo;
   f.hi = hi;
+  f.clamp = true;
   // The spline on the fit points, through the spline op itself (f64, cpu).
   Eigen::VectorXd y(kFitPoints);
   {
@@ -100,19 +113,24 @@ PolyFunction fit_polynomial(const std::vector<float>& values, const SplineGrid& 
     for (int i = 0; i < kFitPoints; ++i) y[i] = s.host_data<double>()[i];
     reset_step();
   }
-  // Least squares in t = -1 .. 1 (a Vandermonde matrix, solved by QR).
+  // Weighted least squares in t = -1 .. 1: the Vandermonde matrix's rows and
+  // the targets scaled by sqrt(w), solved by QR.
   Eigen::MatrixXd a(kFitPoints, degree + 1);
   for (int i = 0; i < kFitPoints; ++i) {
     const double t = -1.0 + 2.0 * double(i) / double(kFitPoints - 1);
     double power = 1;
     for (int k = 0; k <= degree; ++k, power *= t) a(i, k) = power;
   }
-  const Eigen::VectorXd c = a.colPivHouseholderQr().solve(y);
+  const Eigen::VectorXd root_w = w.cwiseSqrt();
+  const Eigen::VectorXd c =
+      (root_w.asDiagonal() * a).colPivHouseholderQr().solve(root_w.cwiseProduct(y));
   f.coefficients.assign(c.data(), c.data() + c.size());
   if (error) {
     const Eigen::VectorXd r = a * c - y;
-    error->max_abs = r.cwiseAbs().maxCoeff();
-    error->rms = std::sqrt(r.squaredNorm() / double(kFitPoints));
+    error->max_abs = 0;
+    for (int i = 0; i < kFitPoints; ++i)
+      if (w[i] > 0) error->max_abs = std::max(error->max_abs, std::abs(r[i]));
+    error->rms = std::sqrt(w.dot(r.cwiseAbs2()) / w.sum());
   }
   return f;
 }

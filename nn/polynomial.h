@@ -56,8 +56,9 @@ class Polynomial final : public Activation {
   HeapTensor coefficients_;  // (D + 1) f32
 };
 
-// How closely a polynomial follows a spline over its fitted range (on
-// 2001 evenly spaced inputs): the largest and the root-mean-square difference.
+// How closely a polynomial follows a spline over its fitted range (on the
+// fit points of fit_polynomial, below): the largest and the root-mean-square
+// difference.
 struct FitError {
   double max_abs = 0, rms = 0;
 };
@@ -100,10 +101,18 @@ PolyFile load_poly_file(const std::string& path);
 // The file's polynomials as a model's mlp_poly.
 std::vector<PolyFunction> poly_functions(const PolyFile& file);
 
+// The fit points: kPolyFitPoints evenly spaced inputs of [lo, hi].
+constexpr int kPolyFitPoints = 2001;
+
 // The degree-`degree` polynomial closest in least squares to the spline
-// (`values` on `grid`) on 2001 evenly spaced inputs of [lo, hi], with its
-// error there. Fails unless lo < hi and 0 <= degree <= 20.
+// (`values` on `grid`) on the fit points of [lo, hi], clamped to that range,
+// with its error there. `weights` (empty: all 1) weighs the fit points, e.g.
+// by how many of a run's inputs fell near each (fit-poly --run): the error
+// is then the weighted rms and the largest error where the weight is not 0.
+// Fails unless lo < hi, 0 <= degree <= 20 and the weights are kPolyFitPoints
+// finite values >= 0, not all 0.
 PolyFunction fit_polynomial(const std::vector<float>& values, const SplineGrid& grid, double lo,
-                            double hi, int degree, FitError* error = nullptr);
+                            double hi, int degree, FitError* error = nullptr,
+                            const std::vector<double>& weights = {});
 
 }  // namespace tapir

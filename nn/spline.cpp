@@ -81,17 +81,23 @@ void Spline::reset() {
       out[r * config_.grid.knots() + k] = static_cast<float>(v[static_cast<size_t>(k)]);
 }
 
+void InputRecord::add(double v) {
+  if (!any()) lo = hi = v;
+  lo = std::min(lo, v);
+  hi = std::max(hi, v);
+  if (counts.empty() || v < bin_lo || v > bin_hi) return;
+  const auto bins = static_cast<int64_t>(counts.size());
+  const auto k = static_cast<int64_t>((v - bin_lo) / (bin_hi - bin_lo) * double(bins));
+  counts[static_cast<size_t>(std::min(k, bins - 1))] += 1;
+}
+
 Tensor Spline::forward(Tensor x) {
   TAPIR_CHECK(rows_ == 1, "a spline with ", rows_, " rows is not an elementwise activation");
-  if (watching_) {
+  if (record_) {
     const Tensor h = to_host(x);
-    for (int64_t i = 0; i < h.numel(); ++i) {
-      const double v =
-          h.dtype() == DType::f32 ? double(h.host_data<float>()[i]) : h.host_data<double>()[i];
-      if (!seen_any()) seen_lo_ = seen_hi_ = v;
-      seen_lo_ = std::min(seen_lo_, v);
-      seen_hi_ = std::max(seen_hi_, v);
-    }
+    for (int64_t i = 0; i < h.numel(); ++i)
+      record_->add(h.dtype() == DType::f32 ? double(h.host_data<float>()[i])
+                                           : h.host_data<double>()[i]);
   }
   return spline(x, values_->tensor(), config_.grid);
 }

@@ -67,6 +67,17 @@ struct SplineConfig {
 // The knot values of an init: the exact GeLU, the identity, or a constant.
 std::vector<double> spline_init_values(const SplineConfig& config);
 
+// Where a watched function's inputs went: their least and greatest value and,
+// when bins are set, how many fell in each of `counts.size()` equal bins of
+// [bin_lo, bin_hi] (inputs outside it are not binned).
+struct InputRecord {
+  double lo = 1, hi = 0;  // empty until an input is seen
+  double bin_lo = 0, bin_hi = 0;
+  std::vector<double> counts;  // empty: no histogram
+  bool any() const { return lo <= hi; }
+  void add(double v);
+};
+
 class Spline final : public Activation {
  public:
   // rows > 1 holds one spline per row (per attention head): values (rows, K).
@@ -79,19 +90,15 @@ class Spline final : public Activation {
   int64_t rows() const { return rows_; }
   // Sets every row's values from the config's init.
   void reset();
-  // While watching (off by default), forward() widens [seen_lo, seen_hi] to
-  // every input it sees: the range a function's inputs visit (fit-poly).
-  void watch_inputs(bool on) { watching_ = on; }
-  bool seen_any() const { return seen_lo_ <= seen_hi_; }
-  double seen_lo() const { return seen_lo_; }
-  double seen_hi() const { return seen_hi_; }
+  // While a record is set (none by default), forward() adds every input it
+  // sees to it: where a function's inputs go (fit-poly). Null stops.
+  void watch_inputs(InputRecord* record) { record_ = record; }
 
  private:
   SplineConfig config_;
   int64_t rows_;
   Parameter* values_;
-  bool watching_ = false;
-  double seen_lo_ = 1, seen_hi_ = 0;  // empty until an input is seen
+  InputRecord* record_ = nullptr;
 };
 
 }  // namespace tapir

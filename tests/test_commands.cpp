@@ -209,6 +209,25 @@ TEST_CASE("--config: sections of other commands are read too, and every key is c
         "key 'width' is outside any section (options go in their command's section, e.g. [train])");
 }
 
+TEST_CASE("--config after bench is bench's list of configurations, not a file to check") {
+  Cli cli;
+  const auto check = [&cli](std::vector<const char*> args) {
+    args.insert(args.begin(), "tapir");
+    try {
+      check_config_file(cli.app, static_cast<int>(args.size()), const_cast<char**>(args.data()));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(check({"bench", "--config", "tiny", "--steps", "1"}) == "");
+  CHECK(check({"--config", "/nonexistent.toml", "bench"}).rfind("--config: cannot read", 0) == 0);
+  CHECK(check({"train", "--config", "/nonexistent.toml"}).rfind("--config: cannot read", 0) == 0);
+  // Only the command's name counts: a task called like a command does not.
+  CHECK(check({"train", "--opt", "bench", "--config", "/nonexistent.toml"})
+            .rfind("--config: cannot read", 0) == 0);
+}
+
 TEST_CASE("--spline-range takes two numbers and nothing else") {
   SplineGridOptions o("spline", SplineGrid(121, -20, 20, true));
   o.range = "-4,+4.5";

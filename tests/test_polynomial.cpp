@@ -87,6 +87,35 @@ TEST_CASE("fit-poly: a line is fitted exactly, and the error falls with the degr
                        "fit-poly: the degree must be in [0, 20], got 21", Error);
 }
 
+TEST_CASE("fit-poly weighted by the inputs: exact where they fall, clamped outside its range") {
+  // |x| on [-3, 3]: no line follows it everywhere, one follows its right half.
+  const SplineGrid grid(61, -3, 3, true);
+  std::vector<float> vee;
+  for (int64_t k = 0; k < grid.knots(); ++k) vee.push_back(float(std::fabs(grid.knot(k))));
+  std::vector<double> right(kPolyFitPoints, 0.0);
+  for (int i = kPolyFitPoints / 2 + 50; i < kPolyFitPoints; ++i) right[size_t(i)] = 1 + i % 3;
+  FitError uniform_error, weighted_error;
+  fit_polynomial(vee, grid, -3, 3, 1, &uniform_error);
+  const PolyFunction p = fit_polynomial(vee, grid, -3, 3, 1, &weighted_error, right);
+  CHECK(uniform_error.max_abs > 0.5);
+  CHECK(weighted_error.max_abs < 1e-6);  // measured where the weight is not 0 only
+  CHECK(weighted_error.rms < 1e-6);
+  CHECK(p(2) == doctest::Approx(2).epsilon(1e-6));
+  // Clamped: constant beyond the fitted range, as the spline's constant extrapolation.
+  CHECK(p.clamp);
+  CHECK(p(10) == doctest::Approx(p(3)));
+  CHECK(p(-10) == doctest::Approx(p(-3)));
+  PolyFunction unclamped = p;
+  unclamped.clamp = false;
+  CHECK(unclamped(10) == doctest::Approx(10).epsilon(1e-6));
+
+  CHECK_THROWS_WITH_AS(fit_polynomial(vee, grid, -3, 3, 1, nullptr, std::vector<double>(5, 1.0)),
+                       "fit-poly: 5 weights, expected one per fit point (2001)", Error);
+  CHECK_THROWS_WITH_AS(
+      fit_polynomial(vee, grid, -3, 3, 1, nullptr, std::vector<double>(kPolyFitPoints, 0.0)),
+      "fit-poly: every weight is 0 (no input fell in [-3, 3])", Error);
+}
+
 TEST_CASE("the Polynomial activation: its values and its gradient against finite differences") {
   PolyFunction f;
   f.lo = -2;
@@ -274,23 +303,40 @@ TEST_CASE(
     t.run();
   }
   ModelRun opened = open_run((dir / "run").string());
-  const auto ranges = visited_mlp_ranges(opened, (dir / "run").string(), 4, 0);
-  REQUIRE(ranges.size() == 2);
-  for (const auto& [name, range] : ranges) {
-    CAPTURE(name);
-    CHECK(range.first < 0);  // layer-normed inputs through an N(0, 0.02^2) layer: both signs
-    CHECK(range.second > 0);
-    CHECK(range.second - range.first < 2);
-  }
-  const Architecture arch = load_architecture(arch_path);
   PolyRangeSource source;
   source.run = (dir / "run").string();
   source.batches = 4;
+  const auto ranges = record_mlp_inputs(opened, source);
+  REQUIRE(ranges.size() == 2);
+  PolyRangeSource central = source;
+  central.central = 0.9;
+  const auto central_ranges = record_mlp_inputs(opened, central);
+  for (const auto& [name, range] : ranges) {
+    CAPTURE(name);
+    CHECK(range.lo < 0);  // layer-normed inputs through an N(0, 0.02^2) layer: both signs
+    CHECK(range.hi > 0);
+    CHECK(range.hi - range.lo < 2);
+    // One weight per fit point: every input, counted once (the range holds them all).
+    REQUIRE(range.weights.size() == size_t(kPolyFitPoints));
+    double inputs = 0;
+    for (double w : range.weights) inputs += w;
+    CHECK(inputs == 4.0 * 16 * 4 * 64);  // batches x batch x positions x hidden width
+    // The central 90%: inside the whole range, and narrower.
+    const RecordedInputs& mid = central_ranges.at(name);
+    CHECK(mid.lo > range.lo);
+    CHECK(mid.hi < range.hi);
+    double inside = 0;
+    for (double w : mid.weights) inside += w;
+    CHECK(inside / inputs == doctest::Approx(0.9).epsilon(0.02));
+  }
+  const Architecture arch = load_architecture(arch_path);
   const PolyFile fitted = fit_architecture(arch, arch_path, 3, source);
   REQUIRE(fitted.functions.size() == 2);
-  CHECK(fitted.functions[0].poly.lo == ranges.at(fitted.functions[0].name).first);
+  CHECK(fitted.functions[0].poly.lo == ranges.at(fitted.functions[0].name).lo);
+  CHECK(fitted.functions[0].poly.clamp);
   CHECK(fitted.functions[1].poly.layer == 1);
-  CHECK(fitted.functions[0].range_from == "run " + source.run + ", 4 train batches");
+  CHECK(fitted.functions[0].range_from ==
+        "run " + source.run + ", 4 train batches, weighted by the inputs");
   // A run with other functions says nothing about these.
   Architecture other = arch;
   other.functions[0].values[20] += 1;

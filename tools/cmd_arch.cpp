@@ -19,8 +19,8 @@ namespace tapir {
 Command add_arch_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("arch", "Work on architecture files (learned functions)");
   cmd->require_subcommand(1);
-  auto* fit = cmd->add_subcommand(
-      "fit-poly", "Fit a polynomial to each MLP function over the range its inputs visit");
+  auto* fit =
+      cmd->add_subcommand("fit-poly", "Fit a polynomial to each MLP function where its inputs go");
   struct Options {
     std::string file, out, range;
     int degree = 0, threads = 1;
@@ -38,6 +38,15 @@ Command add_arch_command(CLI::App& app) {
       fit->add_option("--range", o->range, "The range LO,HI for every function instead of --run");
   run->excludes(range);
   range->excludes(run);
+  auto* central = fit->add_option(
+      "--central", o->source.central,
+      "With --run: fit over the central share Q of the inputs (0 < Q <= 1; 1: from the least to "
+      "the greatest)");
+  central->capture_default_str()->needs(run);
+  fit->add_flag("--uniform", o->source.uniform,
+                "With --run: weigh every point of the range the same (default: by how many "
+                "inputs fell near it)")
+      ->needs(run);
   fit->add_option("--batches", o->source.batches, "Train batches of --run to record")
       ->capture_default_str();
   fit->add_option("--seed", o->source.seed, "Seed of those batches")->capture_default_str();

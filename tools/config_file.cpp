@@ -129,10 +129,17 @@ void add_config_option(CLI::App& app) {
   app.fallthrough();
 }
 
-void check_config_file(int argc, char** argv) {
+void check_config_file(const CLI::App& app, int argc, char** argv) {
   constexpr off_t kMaxBytes = 1 << 20;
+  bool command_seen = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (!command_seen && !arg.empty() && arg[0] != '-') {  // the command: its own --config?
+      command_seen = true;
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        if (sub->get_name() == arg && sub->get_option_no_throw("--config") != nullptr) return;
+      continue;
+    }
     std::string path;
     if (arg == "--config" && i + 1 < argc)
       path = argv[++i];

@@ -17,8 +17,10 @@ void add_config_option(CLI::App& app);
 
 // Checks every --config FILE on the command line before CLI11 reads it:
 // a regular file of at most 1 MiB (not a device or a pipe, which could
-// never end) in which no key is given twice in one section.
-void check_config_file(int argc, char** argv);
+// never end) in which no key is given twice in one section. After the name
+// of a command of `app` with a --config of its own (bench's list of
+// configurations), --config is that command's, not a file.
+void check_config_file(const CLI::App& app, int argc, char** argv);
 
 // One line for a CLI11 parse error that names no config file.
 std::string parse_error_line(const CLI::ParseError& error);

@@ -80,7 +80,7 @@ int run(int argc, char** argv) {
   CLI::App& app = cli.app;
   try {
     make_cli(cli);
-    tapir::check_config_file(argc, argv);
+    tapir::check_config_file(app, argc, argv);
     tapir::Progress::check_environment();
   } catch (const std::exception& e) {
     return failed(e.what());

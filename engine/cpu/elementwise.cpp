@@ -181,20 +181,16 @@ void affine_forward(const T* a, int64_t n, T scale, T shift, T* out) {
 }
 
 namespace {
-// Horner's rule for p(t) and p'(t) together, t clamped onto [-1, 1] when
-// asked (the polynomial is then constant outside its fitted range).
+// Horner's rule over a chunk of elements at a time, the coefficient loop
+// outside, so that the loop over the elements vectorises. t is clamped onto
+// [-1, 1] when asked (the polynomial is then constant outside its range).
+constexpr int64_t kPolyChunk = 256;
+
 template <typename T>
-struct PolyAt {
-  T value, slope;
-};
-template <typename T>
-PolyAt<T> poly_at(const T* c, int64_t count, T t) {
-  T p = c[count - 1], dp = 0;
-  for (int64_t k = count - 2; k >= 0; --k) {
-    dp = dp * t + p;
-    p = p * t + c[k];
-  }
-  return {p, dp};
+void poly_t(const T* x, int64_t n, T scale, T shift, bool clamp, T* t) {
+  for (int64_t j = 0; j < n; ++j) t[j] = x[j] * scale + shift;
+  if (clamp)
+    for (int64_t j = 0; j < n; ++j) t[j] = std::min(std::max(t[j], T(-1)), T(1));
 }
 }  // namespace
 
@@ -202,10 +198,14 @@ template <typename T>
 void poly_forward(const T* x, int64_t n, const T* c, int64_t count, T scale, T shift, bool clamp,
                   T* out) {
   parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      T t = x[i] * scale + shift;
-      if (clamp) t = std::min(std::max(t, T(-1)), T(1));
-      out[i] = poly_at(c, count, t).value;
+    T t[kPolyChunk];
+    for (int64_t b = i0; b < i1; b += kPolyChunk) {
+      const int64_t m = std::min(kPolyChunk, i1 - b);
+      poly_t(x + b, m, scale, shift, clamp, t);
+      T* p = out + b;
+      for (int64_t j = 0; j < m; ++j) p[j] = c[count - 1];
+      for (int64_t k = count - 2; k >= 0; --k)
+        for (int64_t j = 0; j < m; ++j) p[j] = p[j] * t[j] + c[k];
     }
   });
 }
@@ -215,10 +215,24 @@ void poly_backward(const T* x, const T* d_out, int64_t n, const T* c, int64_t co
                    T shift, bool clamp, T* d_x) {
   if (!d_x) return;
   parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      const T t = x[i] * scale + shift;
-      if (clamp && (t < T(-1) || t > T(1))) continue;
-      d_x[i] += d_out[i] * scale * poly_at(c, count, t).slope;
+    T t[kPolyChunk], p[kPolyChunk], dp[kPolyChunk];
+    for (int64_t b = i0; b < i1; b += kPolyChunk) {
+      const int64_t m = std::min(kPolyChunk, i1 - b);
+      poly_t(x + b, m, scale, shift, false, t);
+      for (int64_t j = 0; j < m; ++j) {
+        p[j] = c[count - 1];
+        dp[j] = 0;
+      }
+      for (int64_t k = count - 2; k >= 0; --k)
+        for (int64_t j = 0; j < m; ++j) {
+          dp[j] = dp[j] * t[j] + p[j];
+          p[j] = p[j] * t[j] + c[k];
+        }
+      // Where t was clamped the output does not move with x.
+      for (int64_t j = 0; j < m; ++j) {
+        const bool inside = !clamp || (t[j] >= T(-1) && t[j] <= T(1));
+        d_x[b + j] += inside ? d_out[b + j] * scale * dp[j] : T(0);
+      }
     }
   });
 }

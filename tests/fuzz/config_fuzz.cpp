@@ -42,7 +42,8 @@ void set_up_like_main(CLI::App& app) {
 void parse_train_config(CLI::App& app, const std::string& path) {
   app.allow_extras();
   const char* argv[] = {"tapir", "train", "--config", path.c_str()};
-  tapir::check_config_file(4, const_cast<char**>(argv));  // as main does, before CLI11 reads it
+  tapir::check_config_file(app, 4,
+                           const_cast<char**>(argv));  // as main does, before CLI11 reads it
   tapir::make_numbers_strict(app);
   app.parse(4, argv);
 }
