@@ -82,7 +82,7 @@ Command add_compare_command(CLI::App& app) {
             CompareOptions c;
             c.base = finish_train_options(*cmd, o->train);
             const std::string note =
-                recommended_note(c.base.task, recommend_unless_given(*cmd, c.base));
+                settings_note(o->train, c.base.task, recommend_unless_given(*cmd, c.base));
             std::vector<std::string> specs = o->variants;
             for (auto it = o->arch.rbegin(); it != o->arch.rend(); ++it)
               specs.insert(specs.begin(), "arch:" + *it);

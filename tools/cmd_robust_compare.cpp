@@ -40,8 +40,8 @@ Command add_robust_compare_command(CLI::App& app) {
           [o, cmd]() {
             RobustCompareConfig config = o->config;
             config.base = finish_train_options(*cmd, o->train);
-            config.note =
-                recommended_note(config.base.task, recommend_unless_given(*cmd, config.base));
+            config.note = settings_note(o->train, config.base.task,
+                                        recommend_unless_given(*cmd, config.base));
             TAPIR_CHECK(config.base.constraint.enabled(),
                         "robust-compare needs --constraint descent (the arm compared with ERM)");
             TAPIR_CHECK(!config.arm.empty() && config.arm != "erm" &&

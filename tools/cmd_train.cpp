@@ -69,7 +69,7 @@ std::unique_ptr<Trainer> resume_trainer(const CLI::App& cmd, const TrainCommandO
 std::unique_ptr<Trainer> start_trainer(CLI::App& cmd, TrainCommandOptions& o, bool root) {
   TAPIR_CHECK(!o.out.empty(), "train needs --out DIR (or --resume DIR)");
   TrainConfig config = finish_train_options(cmd, o.train);
-  const std::string note = recommended_note(config.task, recommend_unless_given(cmd, config));
+  const std::string note = settings_note(o.train, config.task, recommend_unless_given(cmd, config));
   if (!o.quiet && !note.empty()) std::printf("%s\n", note.c_str());
   std::unique_ptr<Trainer> trainer = make_trainer(config, root ? o.out : "");
   if (root) trainer->start_fresh(o.force);

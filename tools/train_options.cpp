@@ -6,6 +6,7 @@
 #include "base/json.h"
 #include "optim/recommend.h"
 #include "tools/constraint_options.h"
+#include "tools/presets.h"
 
 namespace tapir {
 
@@ -192,6 +193,10 @@ void add_train_options(CLI::App& cmd, TrainOptions& o) {
                  "settings it recommends, used for the flags you do not give)")
       ->capture_default_str();
   cmd.add_option("--opt", o.task_opts, "Task option as name=value (repeatable)");
+  cmd.add_option("--preset", o.preset,
+                 "A named setup for the flags you do not give: lm-afs (the authors' model, "
+                 "optimizer, schedules and search protocol, idiap/lm-afs)")
+      ->check(CLI::IsMember(preset_names()));
   add_model_options(cmd, c);
   add_spline_options(cmd, o);
   add_optimizer_options(cmd, c);
@@ -261,6 +266,8 @@ void set_task_options(const std::vector<std::string>& opts, const std::vector<st
 }
 
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
+  if (!o.preset.empty())
+    o.preset_note = preset_note(o.preset, apply_preset(cmd, o.preset, {o.config.steps, 0}));
   TrainConfig c = o.config;
   c.model.mlp_spline.grid = o.mlp_grid.grid();
   c.model.attn_spline.grid = o.attn_grid.grid();
@@ -296,6 +303,13 @@ std::string recommended_note(const std::string& task, const std::vector<TaskSett
   if (applied.empty()) return "";
   return task + ": using the task's recommended " + format_settings(applied) +
          " (a flag you give overrides its value)";
+}
+
+std::string settings_note(const TrainOptions& o, const std::string& task,
+                          const std::vector<TaskSetting>& applied) {
+  const std::string recommended = recommended_note(task, applied);
+  if (o.preset_note.empty() || recommended.empty()) return o.preset_note + recommended;
+  return o.preset_note + "\n" + recommended;
 }
 
 }  // namespace tapir

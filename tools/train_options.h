@@ -23,6 +23,8 @@ struct TrainOptions {
   SplineGridOptions attn_fn_grid{"attn-fn", default_attn_fn_spline().grid};
   std::string alpha = "0.05";  // --alpha: one rate or one per layer
   std::string mlp_poly;        // --mlp-poly: a poly file (nn/polynomial.h)
+  std::string preset;          // --preset NAME (tools/presets.h)
+  std::string preset_note;     // what finish_train_options applied of it, or ""
 };
 
 // Registers the options on `cmd`. Task options are given as --opt name=value
@@ -32,8 +34,8 @@ void add_train_options(CLI::App& cmd, TrainOptions& o);
 // default differs from `tapir train`'s; a command that changes a default
 // calls it after add_train_options.
 void note_defaults_unlike_train(CLI::App& cmd);
-// Fills o.config from what was parsed (spline grids, task and constraint
-// options) and validates it.
+// Fills o.config from what was parsed (the --preset's flags not given, then
+// spline grids, task and constraint options) and validates it.
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o);
 
 // Applies c.task's recommended settings (optim/recommend.h) for every flag
@@ -46,6 +48,10 @@ std::function<bool(const std::string&)> given_on(const CLI::App& cmd);
 // "modadd: using the task's recommended --layers 1 ... (a flag you give
 // overrides its value)", or "" when nothing was applied.
 std::string recommended_note(const std::string& task, const std::vector<TaskSetting>& applied);
+// The preset's note (TrainOptions::preset_note) and the recommended one, a line
+// each; "" when neither applied anything.
+std::string settings_note(const TrainOptions& o, const std::string& task,
+                          const std::vector<TaskSetting>& applied);
 
 // Sets task options from `--opt name=value` values and from the arguments a
 // command left over (CLI11's extras: `--name value` or `--name=value`).
