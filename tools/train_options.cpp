@@ -99,7 +99,12 @@ void add_optimizer_options(CLI::App& cmd, TrainConfig& c) {
   cmd.add_option("--warmup", c.schedule.warmup, "Linear warmup steps")
       ->group(opt)
       ->capture_default_str();
-  cmd.add_option("--min-lr-ratio", c.schedule.min_ratio, "Final LR / peak LR for cosine, linear")
+  cmd.add_option("--decay", c.schedule.decay,
+                 "Steps of the trapezoid's final linear decay (--schedule trapezoid)")
+      ->group(opt)
+      ->capture_default_str();
+  cmd.add_option("--min-lr-ratio", c.schedule.min_ratio,
+                 "Final LR / peak LR for cosine, linear, trapezoid")
       ->group(opt)
       ->capture_default_str();
   cmd.add_option("--clip", c.clip, "Global gradient-norm clip (0: off)")
