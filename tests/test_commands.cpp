@@ -248,3 +248,34 @@ TEST_CASE("--resume takes only the flags that cannot change what is computed") {
         "cannot resume no-such-search: no such folder");
   CHECK(error_of({"search", "--steps", "9"}) == "search needs --out DIR (or --resume DIR)");
 }
+
+TEST_CASE("transfer takes every search flag of search, declared once") {
+  Cli cli;
+  const CLI::App* search = cli.app.get_subcommand("search");
+  const CLI::App* transfer = cli.app.get_subcommand("transfer");
+  int flags = 0;
+  for (const CLI::Option* option : search->get_options()) {
+    if (option->get_group() != "Search") continue;
+    CAPTURE(option->get_name());
+    const CLI::Option* same = transfer->get_option_no_throw(option->get_name());
+    REQUIRE(same != nullptr);
+    CHECK(same->get_description() == option->get_description());
+    CHECK(same->get_group() == "Search");
+    ++flags;
+  }
+  CHECK(flags >= 16);
+  const std::vector<std::string> transfer_args = {"transfer", "--tasks", "add,copy", "--out", "x"};
+  const auto parse = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = transfer_args;
+    args.insert(args.end(), extra.begin(), extra.end());
+    Cli fresh;
+    return fresh.parse_error(args);
+  };
+  CHECK(parse({"--stagger", "continue", "--arch-schedule", "trapezoid", "--arch-warmup", "2",
+               "--arch-decay", "3", "--arch-split", "train", "--arch-grad", "mean"}) == "");
+  CHECK(parse({"--stagger", "--arch-grad", "mean"}) == "");  // the bare flag: reinit
+  CHECK(parse({"--stagger", "sometimes"})
+            .find("unknown stagger 'sometimes' (known: off, reinit, "
+                  "continue)") != std::string::npos);
+  CHECK(parse({"--arch-schedule", "step"}).find("unknown schedule 'step'") != std::string::npos);
+}

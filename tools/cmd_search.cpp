@@ -7,6 +7,7 @@
 #include "lab/search_job.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/search_options.h"
 #include "tools/train_options.h"
 
 namespace tapir {
@@ -20,50 +21,6 @@ struct SearchOptions {
   bool force = false, quiet = false;
   int repeat = 1;
 };
-
-// The flags of the search itself, into `s` (the model's and the weights'
-// are the train options).
-void add_search_flags(CLI::App& cmd, SearchConfig& s) {
-  const char* g = "Search";
-  cmd.add_option("--models", s.models, "Models sharing the functions (M)")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--search-steps", s.steps, "Steps of the search (0: --steps, one lifetime)")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_flag("--stagger", s.stagger,
-               "Model m starts at step m*N/M and restarts after N steps (N = --steps)")
-      ->group(g);
-  add_name_option(cmd, "--arch-optimizer", s.arch_optimizer.kind, "Optimizer of the functions")
-      ->group(g);
-  cmd.add_option("--arch-lr", s.arch_lr, "Learning rate of the functions")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--arch-beta1", s.arch_optimizer.beta1, "Their Adam beta1")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--arch-beta2", s.arch_optimizer.beta2, "Their Adam beta2")
-      ->group(g)
-      ->capture_default_str();
-  add_name_option(cmd, "--arch-grad", s.arch_grad, "Combine the models' D_arch gradients")
-      ->group(g);
-  add_name_option(cmd, "--arch-split", s.arch_split,
-                  "Split of the D_arch batches (train: the weights' own data, as the authors' "
-                  "code)")
-      ->group(g);
-  cmd.add_option("--smoothness", s.smoothness, "Penalty on squared second differences of knots")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--amplitude", s.amplitude, "Bound |knot value| after each step (0: none)")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--arch-batch", s.arch_batch, "D_arch batch size (0: --batch)")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--snapshot-every", s.snapshot_every, "Save the functions every N steps")
-      ->group(g)
-      ->capture_default_str();
-}
 
 // The command once parsed: a resumed search continues as its search.json
 // says; a new one is built from the flags.
