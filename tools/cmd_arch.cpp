@@ -2,6 +2,8 @@
 //   arch fit-poly FILE --degree D (--run DIR | --range LO,HI) [-o OUT]
 //     fits a polynomial to each MLP function over the range its inputs
 //     visit and writes a poly file that `tapir train --mlp-poly` uses.
+//   arch stats FILE [--range LO,HI] (tools/cmd_arch_stats.cpp)
+//     prints the roughness of each function.
 #include <cstdio>
 #include <filesystem>
 
@@ -25,6 +27,7 @@ Command add_arch_command(CLI::App& app) {
     PolyRangeSource source;
   };
   auto o = std::make_shared<Options>();
+  const Command stats = add_arch_stats_subcommand(*cmd);
   fit->add_option("file", o->file, "Architecture file (arch.safetensors)")->required();
   fit->add_option("--degree", o->degree, "Degree of the polynomials (0 to 20)")
       ->required()
@@ -41,7 +44,8 @@ Command add_arch_command(CLI::App& app) {
   fit->add_option("--seed", o->source.seed, "Seed of those batches")->capture_default_str();
   add_threads_option(*fit, o->threads);
   fit->add_option("-o,--out", o->out, "Poly file to write (default: FILE's name with .polyD.json)");
-  return {cmd, [o, fit]() {
+  return {cmd, [o, fit, stats]() {
+            if (stats.app->parsed()) return stats.run();
             if (!fit->parsed()) return 1;
             set_num_threads(o->threads);  // the --run model's forward passes
             TAPIR_CHECK(!o->source.run.empty() || !o->range.empty(),

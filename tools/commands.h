@@ -29,6 +29,8 @@ Command add_transfer_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_plot_command(CLI::App& app);
 Command add_arch_command(CLI::App& app);
+// `arch stats`, a subcommand of `arch` (tools/cmd_arch_stats.cpp).
+Command add_arch_stats_subcommand(CLI::App& arch);
 Command add_tasks_command(CLI::App& app);
 Command add_layers_command(CLI::App& app);
 Command add_robust_command(CLI::App& app);
