@@ -324,7 +324,7 @@ TEST_CASE("search.json keeps its keys, their order and the spelling of its choic
   CHECK(j.at("stagger_mode").as_string() == "reinit");
   CHECK(to_json(j.at("arch_optimizer")) ==
         R"({"name":"adam","lr":0.1,"beta1":0.99,"beta2":0.999,"eps":1e-08,"schedule":"constant",)"
-        R"("warmup":0,"decay":0,"min_ratio":0})");
+        R"("warmup":0,"decay":0,"min_ratio":0.0})");
   CHECK(j.at("arch_grad").as_string() == "mean");
   CHECK(j.at("arch_split").as_string() == "arch");
   CHECK(SearchConfig::from_json(j).arch_grad == ArchGrad::mean);
