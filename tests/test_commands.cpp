@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "tools/commands.h"
 #include "tools/config_file.h"
 #include "tools/options.h"
+#include "tools/search_options.h"
 
 using namespace tapir;
 
@@ -278,4 +280,22 @@ TEST_CASE("transfer takes every search flag of search, declared once") {
             .find("unknown stagger 'sometimes' (known: off, reinit, "
                   "continue)") != std::string::npos);
   CHECK(parse({"--arch-schedule", "step"}).find("unknown schedule 'step'") != std::string::npos);
+}
+
+TEST_CASE("--stagger: off unless given, reinit alone, or the mode named") {
+  const auto stagger_of = [](std::vector<std::string> args) {
+    CLI::App app;
+    SearchConfig config;
+    add_search_flags(app, config);
+    std::reverse(args.begin(), args.end());  // CLI11 wants reversed
+    app.parse(args);
+    return config.stagger;
+  };
+  CHECK(stagger_of({}) == Stagger::off);
+  CHECK(stagger_of({"--stagger"}) == Stagger::reinit);
+  CHECK(stagger_of({"--stagger", "--models", "3"}) == Stagger::reinit);
+  CHECK(stagger_of({"--models", "3", "--stagger"}) == Stagger::reinit);
+  CHECK(stagger_of({"--stagger", "continue"}) == Stagger::continue_);
+  CHECK(stagger_of({"--stagger", "off"}) == Stagger::off);
+  CHECK(stagger_of({"--stagger=reinit"}) == Stagger::reinit);
 }

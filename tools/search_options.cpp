@@ -22,13 +22,13 @@ Stagger stagger_named(const std::string& text) {
 void add_stagger_flag(CLI::App& cmd, SearchConfig& s, const char* group) {
   cmd.add_option_function<std::string>(
          "--stagger", [&s](const std::string& text) { s.stagger = stagger_named(text); },
-         "Staggered starts: model m starts at step m*N/M (N = --steps); reinit (the flag "
-         "alone): re-initialised after N steps; continue: trains to the end of the search "
-         "(the authors' code): " +
+         "Staggered starts (default off): model m starts at step m*N/M (N = --steps); reinit "
+         "(the flag alone): re-initialised after N steps; continue: trains to the end of the "
+         "search (the authors' code): " +
              names_of<Stagger>())
+      // No default_str: CLI11 hands it to the callback when the flag comes alone.
       ->expected(0, 1)
       ->type_name("[NAME]")
-      ->default_str(name_of(s.stagger))
       ->group(group);
 }
 
