@@ -36,8 +36,8 @@ struct Schedule {
 
   // Fails unless the schedule is usable with `total_steps` steps: warmup and
   // decay not negative, decay only for the trapezoid, and the trapezoid's
-  // needs above (cosine's and linear's T > W is checked by lr_at). `prefix` starts the flag names
-  // in the message ("" or "arch-").
+  // needs above (cosine's and linear's T > W is checked by lr_at). `prefix`
+  // starts the flag names in the message ("" or "arch-").
   void check(int64_t total_steps, const std::string& prefix) const;
 
   // The learning rate of 0-based step `step`; fails on a negative step or a
@@ -55,7 +55,7 @@ struct Names<Schedule::Kind> {
       {Schedule::Kind::trapezoid, "trapezoid"}};
 };
 
-// "constant", "cosine", "linear" or "trapezoid"; anything else fails naming the valid kinds.
+// "constant", "cosine", "linear" or "trapezoid"; anything else fails naming them.
 inline Schedule::Kind parse_schedule_kind(const std::string& name) {
   return parse_name<Schedule::Kind>(name);
 }
