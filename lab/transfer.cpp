@@ -51,11 +51,8 @@ std::string search_folder(const TransferOptions& o, const std::string& task) {
 // Runs the Stage I search of a task unless its architecture file exists;
 // an interrupted one continues from its last evaluation.
 SearchConfig search_config(const TransferOptions& o, const std::string& task) {
-  SearchConfig s;
+  SearchConfig s = o.search;
   s.base = for_task(o, task);
-  s.models = o.models;
-  s.steps = o.search_steps;
-  s.stagger = o.stagger;
   return s;
 }
 
@@ -68,8 +65,11 @@ std::string ensure_search(const TransferOptions& o, const std::string& task, Pro
   if (fs::exists(stored_path)) {
     // Reused or continued only when it is the search this command would run
     // now. Threads and device do not change what is learned.
-    check_reusable(read_json_file(stored_path), s.resolved().to_json(),
-                   {"base.threads", "base.device"}, dir, "a search run", "search again");
+    // Read as a search reads it, so fields added since (absent, meaning
+    // their defaults) are no difference.
+    check_reusable(SearchConfig::from_json(read_json_file(stored_path)).to_json(),
+                   s.resolved().to_json(), {"base.threads", "base.device"}, dir, "a search run",
+                   "search again");
     if (fs::exists(arch)) {
       progress.skip_run(label, "finished earlier: " + dir);
       return arch;

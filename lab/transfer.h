@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lab/compare.h"
+#include "optim/search_config.h"
 #include "optim/train_config.h"
 
 namespace tapir {
@@ -19,9 +20,9 @@ struct TransferOptions {
   // Task options by task (`--task-opt add:digits=2`); a task not named here
   // runs at its defaults.
   std::map<std::string, TaskOptions> task_options;
-  int64_t search_steps = 1000;
-  int models = 4;
-  bool stagger = false;
+  // Every task's search as the search flags give it (its base is the task's
+  // configuration).
+  SearchConfig search = default_search();
   int seeds = 2;
   double threshold = 0.99;
   std::string metric = "accuracy";  // accuracy | steps
@@ -30,6 +31,14 @@ struct TransferOptions {
   // Whether the user gave a training flag; each task's recommended settings
   // (optim/recommend.h) apply to the flags not given. Null: none apply.
   std::function<bool(const std::string&)> given;
+
+  // Searches of 1000 steps with 4 models; the rest as `tapir search`.
+  static SearchConfig default_search() {
+    SearchConfig s;
+    s.steps = 1000;
+    s.models = 4;
+    return s;
+  }
 };
 
 struct TransferResult {

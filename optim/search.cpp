@@ -42,6 +42,7 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
   check_settings(config_);  // the models built below are the rest of check()
   config_ = config_.resolved();
   schedule_ = {config_.models, config_.base.steps, config_.stagger};
+  arch_schedule_ = config_.arch_lr_schedule();
   members_.resize(static_cast<size_t>(config_.models));
   for (int m = 0; m < config_.models; ++m) {
     Member& member = members_[static_cast<size_t>(m)];
@@ -205,7 +206,7 @@ void Search::step() {
     functions_->add_gradient(m);
   }
   if (active_models > 0) {
-    functions_->update(active_models);
+    functions_->update(active_models, arch_lr_now());
     last_arch_loss_ = arch_loss / active_models;
   }
   ++step_;

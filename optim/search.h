@@ -14,10 +14,14 @@
 // gradients and the splines never receive D_wts gradients
 // (tests/test_search.cpp proves the routing).
 //
-// Staggered starts (optional): model m starts at step m * N / M, where N is
-// a model's lifetime (base.steps); a model that has taken N steps is
-// re-initialised with a fresh seed, so the shared functions keep seeing
-// models at every stage of training, including after they generalise.
+// Staggered starts (optional, --stagger): model m starts at step m * N / M,
+// where N is a model's lifetime (base.steps, the length of its weight
+// schedule, which counts from its own start). With reinit a model that has
+// taken N steps is re-initialised with a fresh seed, so the shared functions
+// keep seeing models at every stage of training, including after they
+// generalise; with continue (the authors' code) every model trains on to the
+// end of the search. The functions' own learning rate follows
+// config.arch_lr_schedule() over the search's steps.
 //
 // This file holds the loop and the schedule of starts. Its parts, each
 // owned elsewhere: the configuration (optim/search_config.h), the shared
@@ -40,15 +44,16 @@
 namespace tapir {
 
 // When each model starts: every model at step 0, or (stagger) model m at
-// m * N / M, and every generation lives exactly N steps.
+// m * N / M; with reinit every generation lives exactly N steps, otherwise
+// a model has one generation that lasts to the end of the search.
 struct StaggerSchedule {
   int models = 1;
   int64_t lifetime = 1;  // N
-  bool stagger = false;
-  int64_t first_start(int m) const { return stagger ? lifetime * m / models : 0; }
+  Stagger mode = Stagger::off;
+  int64_t first_start(int m) const { return mode == Stagger::off ? 0 : lifetime * m / models; }
   int64_t start(int m, int64_t generation) const { return first_start(m) + generation * lifetime; }
   // Whether a model that has taken `steps` steps starts over now.
-  bool restarts(int64_t steps) const { return stagger && steps >= lifetime; }
+  bool restarts(int64_t steps) const { return mode == Stagger::reinit && steps >= lifetime; }
 };
 
 // A search, in a folder (optim/search_folder.h). A resumed search continues
@@ -116,6 +121,9 @@ class Search {
   Architecture architecture();  // the shared functions as they are now
   int64_t steps_done() const { return step_; }
   int64_t steps_total() const { return config_.steps; }
+  const StaggerSchedule& stagger_schedule() const { return schedule_; }
+  // The functions' learning rate at the next step.
+  double arch_lr_now() const { return arch_schedule_.lr_at(step_); }
   Trainer& trainer(int model) { return *members_[static_cast<size_t>(model)].trainer; }
   std::vector<Parameter*> shared_parameters() const { return functions_->parameters(); }
   bool active(int model) const;
@@ -177,6 +185,7 @@ class Search {
   SearchConfig config_;
   SearchFolder folder_;
   StaggerSchedule schedule_;
+  Schedule arch_schedule_;  // the functions' learning rate by search step
   std::vector<Member> members_;
   std::unique_ptr<SharedFunctions> functions_;
   int64_t step_ = 0;

@@ -34,14 +34,29 @@ struct Names<ArchGrad> {
                                                                {ArchGrad::mean, "mean"}};
 };
 
+// Staggered starts (optim/search.h): none (every model from step 0 to the
+// end), model m from step m * N / M and re-initialised every N steps
+// (reinit), or from m * N / M to the end of the search (continue: the
+// authors' code, each model's weight schedule counting from its own start).
+enum class Stagger { off, reinit, continue_ };
+template <>
+struct Names<Stagger> {
+  static constexpr const char* what = "stagger";
+  static constexpr std::pair<Stagger, const char*> table[] = {
+      {Stagger::off, "off"}, {Stagger::reinit, "reinit"}, {Stagger::continue_, "continue"}};
+};
+
 struct SearchConfig {
-  TrainConfig base;      // task, model (with learned functions), weight optimizer, ...
-                         // base.steps = one model's lifetime N
-  int models = 8;        // M
-  int64_t steps = 0;     // total steps of the search (0: base.steps)
-  bool stagger = false;  // staggered starts and re-initialisation
+  TrainConfig base;   // task, model (with learned functions), weight optimizer, ...
+                      // base.steps = one model's lifetime N (its weight schedule's length)
+  int models = 8;     // M
+  int64_t steps = 0;  // total steps of the search (0: base.steps)
+  Stagger stagger = Stagger::off;
   OptimizerConfig arch_optimizer = default_arch_optimizer();
   double arch_lr = 0.1;
+  // The functions' learning-rate schedule over the search's steps: its
+  // kind, warmup, decay (trapezoid) and min_ratio (optim/schedule.h).
+  Schedule arch_schedule;                  // base_lr and total unused: arch_lr and steps
   ArchGrad arch_grad = ArchGrad::sum;      // combine the active models' gradients
   ArchSplit arch_split = ArchSplit::arch;  // the task split D_arch batches come from
   double smoothness = 0;       // weight of sum (v[k-1] - 2 v[k] + v[k+1])^2 per function
@@ -56,6 +71,9 @@ struct SearchConfig {
   // With steps, arch_batch and snapshot_every at 0 replaced by the values a
   // search uses, and the weights on the train split (what search.json records).
   SearchConfig resolved() const;
+  // The functions' schedule: arch_schedule with arch_lr over the search's
+  // steps (resolved).
+  Schedule arch_lr_schedule() const;
 
   // The JSON fields, in the order written (base/json_fields.h).
   template <class Self, class Fields>
@@ -63,13 +81,23 @@ struct SearchConfig {
     f.required("base", c.base);
     f.required("models", c.models);
     f.required("steps", c.steps);
-    f.required("stagger", c.stagger);
+    // "stagger" is true for reinit and continue, as files before continue
+    // existed say; "stagger_mode" (absent in them) tells the two apart.
+    f.required(
+        "stagger", c.stagger, [](Stagger s) { return s != Stagger::off; },
+        [](bool on) { return on ? Stagger::reinit : Stagger::off; });
+    f.optional("stagger_mode", c.stagger);
     f.group("arch_optimizer", [&](auto& o) {
       o.required("name", c.arch_optimizer.kind);
       o.required("lr", c.arch_lr);
       o.required("beta1", c.arch_optimizer.beta1);
       o.required("beta2", c.arch_optimizer.beta2);
       o.required("eps", c.arch_optimizer.eps);
+      // Absent before the functions had a schedule: constant, no warmup.
+      o.optional("schedule", c.arch_schedule.kind);
+      o.optional("warmup", c.arch_schedule.warmup);
+      o.optional("decay", c.arch_schedule.decay);
+      o.optional("min_ratio", c.arch_schedule.min_ratio);
     });
     f.required("arch_grad", c.arch_grad);
     f.optional("arch_split", c.arch_split);  // absent before it existed: the arch split

@@ -10,7 +10,6 @@ namespace tapir {
 SharedFunctions::SharedFunctions(const std::vector<Spline*>& initial, int models,
                                  const SearchConfig& config)
     : gradients_(static_cast<size_t>(models)),
-      lr_(config.arch_lr),
       combine_(config.arch_grad),
       smoothness_(config.smoothness),
       amplitude_(config.amplitude) {
@@ -72,14 +71,14 @@ void SharedFunctions::add_gradient(int model) {
   }
 }
 
-void SharedFunctions::update(int models) {
+void SharedFunctions::update(int models, double lr) {
   if (combine_ == ArchGrad::mean)
     for (auto& p : values_) {
       float* g = p->tensor().host_grad<float>();
       for (int64_t i = 0; i < p->tensor().numel(); ++i) g[i] /= float(models);
     }
   if (smoothness_ > 0) add_smoothness_gradient();
-  optimizer_->step(lr_);
+  optimizer_->step(lr);
   if (amplitude_ > 0)
     for (auto& p : values_) {
       float* v = p->tensor().host_data<float>();

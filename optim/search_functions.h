@@ -43,8 +43,8 @@ class SharedFunctions {
   void add_gradient(int model);  // model m's slot into the functions' gradient
   // With the gradients of `models` (> 0) models added: their mean if the
   // config asks for it, plus the smoothness penalty's gradient; one step of
-  // the optimizer; then the amplitude bound.
-  void update(int models);
+  // the optimizer at learning rate `lr`; then the amplitude bound.
+  void update(int models, double lr);
 
  private:
   void add_smoothness_gradient();
@@ -52,7 +52,6 @@ class SharedFunctions {
   std::vector<std::unique_ptr<Parameter>> values_;
   std::unique_ptr<Optimizer> optimizer_;
   std::vector<ArchGradient> gradients_;  // one slot per model
-  double lr_;
   ArchGrad combine_;
   double smoothness_, amplitude_;
 };

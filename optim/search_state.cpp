@@ -126,9 +126,10 @@ void Search::check_member_schedule(int m, const SafeTensorsFile& file,
   const std::string prefix = member_prefix(m);
   // The schedule of starts and restarts follows from the config (every
   // generation lives exactly N steps); a file that disagrees is damaged.
-  TAPIR_CHECK(member.generation == 0 || (config_.stagger && member.generation <= step_), path,
+  const bool reinit = config_.stagger == Stagger::reinit;
+  TAPIR_CHECK(member.generation == 0 || (reinit && member.generation <= step_), path,
               ": metadata '", prefix, "generation' is ", member.generation, ", which a search ",
-              config_.stagger ? "at step " + std::to_string(step_) : "without --stagger",
+              reinit ? "at step " + std::to_string(step_) : "without --stagger reinit",
               " cannot have reached");
   const int64_t start = schedule_.start(m, member.generation);
   TAPIR_CHECK(member.start == start && (member.generation == 0 || start <= step_), path,

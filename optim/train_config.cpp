@@ -18,7 +18,7 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(stop_at >= 0 && stop_at <= 1, "stop-at must be in [0, 1], got ", stop_at);
   TAPIR_CHECK(schedule.base_lr > 0 && std::isfinite(schedule.base_lr), "lr must be positive, got ",
               schedule.base_lr);
-  TAPIR_CHECK(schedule.warmup >= 0, "warmup must be non-negative, got ", schedule.warmup);
+  schedule.check(schedule.total > 0 ? schedule.total : steps, "");
   TAPIR_CHECK(schedule.min_ratio >= 0 && schedule.min_ratio <= 1,
               "min-lr-ratio must be in [0, 1], got ", schedule.min_ratio);
   TAPIR_CHECK(!arch_trainable || !arch_file.empty(), "arch-trainable needs an arch file (--arch)");

@@ -74,6 +74,7 @@ struct TrainConfig {
       s.required("warmup", c.schedule.warmup);
       s.required("total", c.schedule.total);
       s.required("min_ratio", c.schedule.min_ratio);
+      s.optional("decay", c.schedule.decay);  // absent before the trapezoid: 0
     });
     f.optional("constraint", c.constraint);  // absent in older runs: none
     f.required("steps", c.steps);

@@ -88,6 +88,15 @@ timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${search[@]}" --search-steps 20 --out
 "$tapir" search --resume s-one-more --search-steps 30 --quiet
 cmp s-one/arch.safetensors s-one-more/arch.safetensors || fail "resumed on one process, it differs"
 
+echo "== search: the authors' protocol (stagger continue, trapezoid), one process against two ranks"
+authors=(search --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --models 3
+  --stagger continue --arch-schedule trapezoid --arch-warmup 3 --arch-decay 10 --arch-grad mean
+  --arch-split train --steps 20 --search-steps 30 --eval-every 10 --eval-limit 256 --threads 1 --quiet)
+"$tapir" "${authors[@]}" --out c-one
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${authors[@]}" --out c-two
+cmp c-one/arch.safetensors c-two/arch.safetensors || fail "the continued searches' functions differ"
+cmp c-one/search.jsonl c-two/search.jsonl || fail "the continued searches' logs differ"
+
 compare=(compare --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --steps 40
   --eval-every 20 --eval-limit 256 --threads 1 --seeds 2 --variant baseline --variant pos=alibi --quiet)
 

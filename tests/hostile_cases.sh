@@ -7,6 +7,8 @@ T=(--task modadd --opt p=23 --width 16 --heads 2 --layers 1 --steps 4 --threads 
 # --- numbers: every number flag of train, and each command's own --------
 for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots attn-fn-knots \
   warmup steps batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
+for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots warmup decay steps \
+  batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
   for value in abc 1.5 99999999999999999999 "" 0x10 -99999999999999999999; do
     refuse numbers "--$flag: expected" @ train "${T[@]}" "--$flag" "$value" --out new
   done
@@ -52,6 +54,21 @@ refuse numbers "--attn-fn-range" @ train "${T[@]}" --attn-fn spline --attn-fn-ra
 refuse numbers "spline init" @ train "${T[@]}" --attn-fn spline --attn-fn-init const:nan --out new
 refuse numbers "--layers" @ arch import fns.csv --layers 0 -o new.safetensors
 refuse numbers "--layers" @ arch import fns.csv --layers abc -o new.safetensors
+refuse numbers "decay" @ train "${T[@]}" --schedule trapezoid --warmup 2 --decay 3 --out new
+refuse numbers "decay" @ train "${T[@]}" --schedule trapezoid --out new
+refuse numbers "decay applies to the trapezoid" @ train "${T[@]}" --schedule cosine --decay 2 --out new
+refuse numbers "arch-warmup" @ search "${T[@]}" --arch-warmup -1 --out new
+refuse numbers "arch-decay" @ search "${T[@]}" --arch-schedule trapezoid --arch-decay -2 --out new
+refuse numbers "arch-decay" @ search "${T[@]}" --arch-schedule trapezoid --out new
+refuse numbers "must fit in the 4 steps" @ search "${T[@]}" --arch-schedule trapezoid \
+  --arch-warmup 3 --arch-decay 2 --out new
+refuse numbers "must fit in the 6 steps" @ search "${T[@]}" --search-steps 6 --arch-schedule trapezoid \
+  --arch-warmup 3 --arch-decay 4 --out new
+refuse numbers "arch-min-lr-ratio" @ search "${T[@]}" --arch-min-lr-ratio 2 --out new
+refuse numbers "arch-warmup" @ transfer --tasks add,copy --arch-warmup -1 --out new
+refuse numbers "--range" @ arch stats search/arch.safetensors --range 3,-3
+refuse numbers "--range" @ arch stats search/arch.safetensors --range abc
+refuse numbers "knots in" @ arch stats search/arch.safetensors --range 0.01,0.02
 refuse numbers "steps" @ train --resume run --steps 0
 refuse numbers "steps" @ train --resume run --steps -3
 refuse numbers "--steps" @ train --resume run --steps 99999999999999999999
@@ -114,6 +131,9 @@ refuse names "--qk-norm" @ train "${T[@]}" --qk-norm=maybe --out new
 refuse names "--no-bias" @ train "${T[@]}" --no-bias=maybe --out new
 refuse names "optimizer" @ train "${T[@]}" --optimizer lion --out new
 refuse names "schedule" @ train "${T[@]}" --schedule step --out new
+refuse names "arch-schedule" @ search "${T[@]}" --arch-schedule step --out new
+refuse names "stagger" @ search "${T[@]}" --stagger sometimes --out new
+refuse names "stagger" @ transfer --tasks add,copy --stagger sometimes --out new
 refuse names "constraint" @ train "${T[@]}" --constraint ascent --out new
 refuse names "device" @ train "${T[@]}" --device tpu --out new
 refuse names "spline-extrapolate" @ train "${T[@]}" --spline-extrapolate cubic --out new

@@ -4,7 +4,8 @@
 #
 #   readme_commands.sh TAPIR SOURCE_DIR WORK_DIR short
 #       every line, in order, cut short: `--steps N` becomes N/50 (at least
-#       20), a command that trains without --steps gets --steps 40 and
+#       20; --warmup, --decay, --arch-warmup, --arch-decay N become N/50),
+#       a command that trains without --steps gets --steps 40 and
 #       evaluates at most 256 examples per split (--eval-limit 256),
 #       `--seeds N` becomes 2, transfer runs one seed with searches of 20
 #       steps, bench times 2 steps, and the robustness probes (robust,
@@ -57,6 +58,11 @@ shorten() {
         local n=$((words[i + 1] / 50))
         ((n < 20)) && n=20
         out+=(--steps "$n")
+        ((i += 1))
+        ;;
+      --warmup | --decay | --arch-warmup | --arch-decay)
+        # Parts of the steps: cut as they are, so that they still fit.
+        out+=("${words[i]}" $((words[i + 1] / 50)))
         ((i += 1))
         ;;
       --seeds)

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "tools/commands.h"
 #include "tools/config_file.h"
 #include "tools/options.h"
+#include "tools/search_options.h"
 
 using namespace tapir;
 
@@ -266,4 +268,53 @@ TEST_CASE("--resume takes only the flags that cannot change what is computed") {
   CHECK(error_of({"search", "--resume", "no-such-search", "--search-steps", "9"}) ==
         "cannot resume no-such-search: no such folder");
   CHECK(error_of({"search", "--steps", "9"}) == "search needs --out DIR (or --resume DIR)");
+}
+
+TEST_CASE("transfer takes every search flag of search, declared once") {
+  Cli cli;
+  const CLI::App* search = cli.app.get_subcommand("search");
+  const CLI::App* transfer = cli.app.get_subcommand("transfer");
+  int flags = 0;
+  for (const CLI::Option* option : search->get_options()) {
+    if (option->get_group() != "Search") continue;
+    CAPTURE(option->get_name());
+    const CLI::Option* same = transfer->get_option_no_throw(option->get_name());
+    REQUIRE(same != nullptr);
+    CHECK(same->get_description() == option->get_description());
+    CHECK(same->get_group() == "Search");
+    ++flags;
+  }
+  CHECK(flags >= 16);
+  const std::vector<std::string> transfer_args = {"transfer", "--tasks", "add,copy", "--out", "x"};
+  const auto parse = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = transfer_args;
+    args.insert(args.end(), extra.begin(), extra.end());
+    Cli fresh;
+    return fresh.parse_error(args);
+  };
+  CHECK(parse({"--stagger", "continue", "--arch-schedule", "trapezoid", "--arch-warmup", "2",
+               "--arch-decay", "3", "--arch-split", "train", "--arch-grad", "mean"}) == "");
+  CHECK(parse({"--stagger", "--arch-grad", "mean"}) == "");  // the bare flag: reinit
+  CHECK(parse({"--stagger", "sometimes"})
+            .find("unknown stagger 'sometimes' (known: off, reinit, "
+                  "continue)") != std::string::npos);
+  CHECK(parse({"--arch-schedule", "step"}).find("unknown schedule 'step'") != std::string::npos);
+}
+
+TEST_CASE("--stagger: off unless given, reinit alone, or the mode named") {
+  const auto stagger_of = [](std::vector<std::string> args) {
+    CLI::App app;
+    SearchConfig config;
+    add_search_flags(app, config);
+    std::reverse(args.begin(), args.end());  // CLI11 wants reversed
+    app.parse(args);
+    return config.stagger;
+  };
+  CHECK(stagger_of({}) == Stagger::off);
+  CHECK(stagger_of({"--stagger"}) == Stagger::reinit);
+  CHECK(stagger_of({"--stagger", "--models", "3"}) == Stagger::reinit);
+  CHECK(stagger_of({"--models", "3", "--stagger"}) == Stagger::reinit);
+  CHECK(stagger_of({"--stagger", "continue"}) == Stagger::continue_);
+  CHECK(stagger_of({"--stagger", "off"}) == Stagger::off);
+  CHECK(stagger_of({"--stagger=reinit"}) == Stagger::reinit);
 }

@@ -2,7 +2,8 @@
 // degree, the reported error equal to the one measured here), the
 // Polynomial activation against its own scalar evaluation and finite
 // differences, the model's and the poly file's checks, and the range a run's
-// inputs visit (lab/poly_fit.h) on a run trained for a few steps.
+// inputs visit (lab/poly_fit.h) on a run trained for a few steps; and the
+// roughness measures of `tapir arch stats` (lab/arch_stats.h).
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "autograd/ops.h"
 #include "autograd/tape.h"
 #include "base/file_io.h"
+#include "lab/arch_stats.h"
 #include "lab/poly_fit.h"
 #include "nn/architecture.h"
 #include "nn/polynomial.h"
@@ -362,4 +364,34 @@ TEST_CASE(
   CHECK(stored.model.mlp_act == MlpAct::poly);
   CHECK(stored.model.mlp_poly[1].coefficients == fitted.functions[1].poly.coefficients);
   fs::remove_all(dir);
+}
+
+TEST_CASE("arch stats: curvature of x^2 is 2 at any spacing; a zigzag is rough and fits badly") {
+  tapir::Architecture arch;
+  arch.mlp_learned = true;
+  arch.mlp_spline.grid = tapir::SplineGrid(25, -6, 6, true);  // spacing 0.5
+  std::vector<float> square, zigzag;
+  for (int64_t k = 0; k < 25; ++k) {
+    const double x = arch.mlp_spline.grid.knot(k);
+    square.push_back(static_cast<float>(x * x));
+    zigzag.push_back(k % 2 ? 1.0f : -1.0f);
+  }
+  arch.functions.push_back({"blocks.0.mlp.act.values", "mlp", 0, 1, square});
+  arch.functions.push_back({"blocks.1.mlp.act.values", "mlp", 1, 1, zigzag});
+  const auto stats = tapir::arch_roughness(arch, -3, 3);
+  REQUIRE(stats.size() == 2);
+  CHECK(stats[0].knots_in_range == 13);  // -3, -2.5, ..., 3
+  CHECK(stats[0].spacing == doctest::Approx(0.5));
+  CHECK(stats[0].curvature_rms == doctest::Approx(2.0));  // (x-h)^2 - 2x^2 + (x+h)^2 = 2h^2
+  CHECK(stats[0].poly8_rms < 0.02);  // the piecewise-linear x^2, nearly a polynomial
+  CHECK(stats[1].curvature_rms == doctest::Approx(16.0));  // |d2| = 4, / 0.25
+  CHECK(stats[1].poly8_rms > 0.5);
+  const std::string text = tapir::roughness_text(stats, -3, 3);
+  CHECK(text.find("blocks.1.mlp.act.values: 13 knots in [-3, 3] (spacing 0.5): curvature rms 16") !=
+        std::string::npos);
+  CHECK(text.find("mean of 2 functions: curvature rms 9") != std::string::npos);
+  CHECK_THROWS_WITH_AS(tapir::arch_roughness(arch, 0.1, 1.1),
+                       doctest::Contains("has 2 knots in [0.1, 1.1]"), tapir::Error);
+  CHECK_THROWS_WITH_AS(tapir::arch_roughness(arch, 1, -1), doctest::Contains("LO < HI"),
+                       tapir::Error);
 }

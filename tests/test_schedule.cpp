@@ -68,12 +68,71 @@ TEST_CASE("linear schedule decays from base_lr to min_ratio * base_lr over [warm
   CHECK(s.lr_at(50) == doctest::Approx(0.1));
 }
 
+TEST_CASE("trapezoid schedule: warmup, constant, then linear decay over the last decay steps") {
+  Schedule s = make(Schedule::Kind::trapezoid);
+  s.decay = 4;  // constant over [4, 8), decay over [8, 12)
+  CHECK(s.lr_at(0) == doctest::Approx(0.25));
+  CHECK(s.lr_at(3) == doctest::Approx(1.0));
+  CHECK(s.lr_at(4) == 1.0);
+  CHECK(s.lr_at(7) == 1.0);
+  CHECK(s.lr_at(8) == doctest::Approx(1.0));     // 0.1 + 0.9 * 4/4
+  CHECK(s.lr_at(9) == doctest::Approx(0.775));   // 0.1 + 0.9 * 3/4
+  CHECK(s.lr_at(11) == doctest::Approx(0.325));  // 0.1 + 0.9 * 1/4
+  CHECK(s.lr_at(12) == doctest::Approx(0.1));
+  CHECK(s.lr_at(40) == doctest::Approx(0.1));
+
+  // The authors' weights and functions: warmup 2000, constant to 10000,
+  // linear to 0 at 20000 (their factor (step + 1) / 2000, then 1, then
+  // (20000 - step) / 10000).
+  Schedule authors;
+  authors.kind = Schedule::Kind::trapezoid;
+  authors.base_lr = 0.1;
+  authors.warmup = 2000;
+  authors.decay = 10000;
+  authors.total = 20000;
+  CHECK(authors.lr_at(0) == doctest::Approx(0.1 / 2000));
+  CHECK(authors.lr_at(1999) == doctest::Approx(0.1));
+  CHECK(authors.lr_at(9999) == 0.1);
+  CHECK(authors.lr_at(10000) == doctest::Approx(0.1));
+  CHECK(authors.lr_at(15000) == doctest::Approx(0.05));
+  CHECK(authors.lr_at(19999) == doctest::Approx(0.1 / 10000));
+  CHECK(authors.lr_at(20000) == 0.0);
+  CHECK_NOTHROW(authors.check(20000, ""));
+}
+
+TEST_CASE("Schedule::check refuses what a schedule cannot do, naming the flags") {
+  Schedule s = make(Schedule::Kind::trapezoid);
+  CHECK_THROWS_WITH_AS(s.check(12, "arch-"),
+                       "arch-schedule trapezoid needs arch-decay >= 1 (the steps of its final "
+                       "linear decay), got 0",
+                       tapir::Error);
+  s.decay = 9;  // 4 + 9 > 12
+  CHECK_THROWS_WITH_AS(s.check(12, ""),
+                       "warmup (4) + decay (9) must fit in the 12 steps of the "
+                       "schedule",
+                       tapir::Error);
+  s.decay = 8;
+  CHECK_NOTHROW(s.check(12, ""));  // no constant part: allowed
+  s.warmup = -1;
+  CHECK_THROWS_WITH_AS(s.check(12, "arch-"), "arch-warmup must be non-negative, got -1",
+                       tapir::Error);
+  Schedule cosine = make(Schedule::Kind::cosine);
+  cosine.decay = 2;
+  CHECK_THROWS_WITH_AS(cosine.check(12, ""),
+                       "decay applies to the trapezoid schedule only, got 2 with schedule cosine",
+                       tapir::Error);
+  cosine.decay = -1;
+  CHECK_THROWS_WITH_AS(cosine.check(12, ""), "decay must be non-negative, got -1", tapir::Error);
+}
+
 TEST_CASE("schedule names and errors") {
   CHECK(tapir::parse_schedule_kind("cosine") == Schedule::Kind::cosine);
-  for (auto kind : {Schedule::Kind::constant, Schedule::Kind::cosine, Schedule::Kind::linear})
+  for (auto kind : {Schedule::Kind::constant, Schedule::Kind::cosine, Schedule::Kind::linear,
+                    Schedule::Kind::trapezoid})
     CHECK(tapir::parse_schedule_kind(tapir::schedule_kind_name(kind)) == kind);
   CHECK_THROWS_WITH_AS(tapir::parse_schedule_kind("step"),
-                       "unknown schedule 'step' (known: constant, cosine, linear)", tapir::Error);
+                       "unknown schedule 'step' (known: constant, cosine, linear, trapezoid)",
+                       tapir::Error);
   Schedule s = make(Schedule::Kind::cosine);
   s.total = 4;
   CHECK_THROWS_WITH_AS(s.lr_at(5), "cosine schedule needs total steps (4) greater than warmup (4)",

@@ -4,9 +4,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <numbers>
 
 #include "autograd/tape.h"
 #include "base/file_io.h"
@@ -123,7 +125,7 @@ TEST_CASE("models stepped concurrently give the bits of models stepped one after
   // that models start and restart mid-search, with evaluations.
   SearchConfig c = small_search();
   c.models = 3;
-  c.stagger = true;
+  c.stagger = Stagger::reinit;
   c.steps = 10;
   c.base.steps = 4;
   c.base.eval_every = 2;
@@ -156,7 +158,7 @@ TEST_CASE("models stepped concurrently give the bits of models stepped one after
 
 TEST_CASE("staggered search starts models in turn and restarts them after their lifetime") {
   SearchConfig c = small_search();
-  c.stagger = true;
+  c.stagger = Stagger::reinit;
   c.base.steps = 4;  // lifetime N
   c.steps = 10;
   Search search(c, "");
@@ -168,6 +170,87 @@ TEST_CASE("staggered search starts models in turn and restarts them after their 
   for (int i = 0; i < 3; ++i) search.step();
   // Model 0 took 4 steps (its lifetime) and started over.
   CHECK(search.trainer(0).step() < 4);
+}
+
+TEST_CASE("stagger continue: models start in turn and train to the end, never re-initialised") {
+  SearchConfig c = small_search();
+  c.stagger = Stagger::continue_;
+  c.models = 3;
+  c.base.steps = 6;  // lifetime N: starts at 0, 2, 4; the weights' schedule is N long
+  c.base.schedule.kind = Schedule::Kind::trapezoid;
+  c.base.schedule.warmup = 1;
+  c.base.schedule.decay = 2;
+  c.steps = 10;  // beyond N: every model trains on to step 10
+  Search search(c, "");
+  const int64_t starts[] = {0, 2, 4};
+  for (int m = 0; m < 3; ++m) CHECK(search.stagger_schedule().first_start(m) == starts[m]);
+  for (int64_t step = 0; step < 10; ++step) {
+    for (int m = 0; m < 3; ++m) {
+      INFO("step ", step, ", model ", m);
+      CHECK(search.active(m) == (step >= starts[m]));
+      // Each model's own step, from its own start: what its weight schedule reads.
+      CHECK(search.trainer(m).step() == std::max<int64_t>(0, step - starts[m]));
+    }
+    search.step();
+  }
+  // Model 0 took 10 steps, past its lifetime of 6, in one generation: a
+  // re-initialised model would have counted from 0 again.
+  CHECK(search.trainer(0).step() == 10);
+  CHECK(search.trainer(2).step() == 6);
+  CHECK_FALSE(search.stagger_schedule().restarts(10));
+  // Model 2's weights at its own step 5 are in the decay: the same rate
+  // model 0 had at its step 5.
+  const Schedule& weights = search.trainer(2).config().schedule;
+  CHECK(weights.total == 6);
+  CHECK(weights.lr_at(5) == doctest::Approx(c.base.schedule.base_lr / 2));
+}
+
+TEST_CASE("the functions' learning rate follows --arch-schedule over the search's steps") {
+  SearchConfig c = small_search();
+  c.steps = 10;
+  c.arch_lr = 0.1;
+  c.arch_schedule.kind = Schedule::Kind::trapezoid;
+  c.arch_schedule.warmup = 2;
+  c.arch_schedule.decay = 4;
+  Search search(c, "");
+  const double expected[] = {0.05, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.075, 0.05, 0.025};
+  std::vector<Parameter*> shared = search.shared_parameters();
+  for (int64_t step = 0; step < 10; ++step) {
+    INFO("step ", step);
+    CHECK(search.arch_lr_now() == doctest::Approx(expected[step]));
+    const std::vector<float> before = values_of(shared[0]);
+    search.step();
+    if (step == 0) {
+      // Adam's first step moves every knot with a gradient by lr (its
+      // update m / sqrt(v) is +-1): the scheduled 0.05, not arch_lr.
+      const std::vector<float> after = values_of(shared[0]);
+      double most = 0;
+      for (size_t k = 0; k < after.size(); ++k)
+        most = std::max(most, std::fabs(double(after[k]) - before[k]));
+      CHECK(most == doctest::Approx(0.05).epsilon(1e-3));
+    }
+  }
+  c.arch_schedule.kind = Schedule::Kind::cosine;
+  c.arch_schedule.decay = 0;
+  Search cosine(c, "");
+  CHECK(cosine.arch_lr_now() == doctest::Approx(0.05));
+  for (int i = 0; i < 6; ++i) cosine.step();  // step 6: p = (6 - 2) / 8 = 1/2
+  CHECK(cosine.arch_lr_now() == doctest::Approx(0.05));
+  cosine.step();  // p = 5/8: 0.05 * (1 + cos(5 pi / 8))
+  CHECK(cosine.arch_lr_now() == doctest::Approx(0.05 * (1 + std::cos(5 * std::numbers::pi / 8))));
+}
+
+TEST_CASE("a search refuses an arch schedule its steps cannot hold") {
+  SearchConfig c = small_search();
+  c.steps = 10;
+  c.arch_schedule.kind = Schedule::Kind::trapezoid;
+  c.arch_schedule.warmup = 4;
+  c.arch_schedule.decay = 7;
+  CHECK_THROWS_WITH_AS(Search(c, ""),
+                       "arch-warmup (4) + arch-decay (7) must fit in the 10 steps of the schedule",
+                       Error);
+  c.arch_schedule.warmup = -1;
+  CHECK_THROWS_WITH_AS(Search(c, ""), "arch-warmup must be non-negative, got -1", Error);
 }
 
 TEST_CASE("a search's verdict: near chance when the models gained under a tenth of what was left") {

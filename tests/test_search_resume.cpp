@@ -38,7 +38,7 @@ SearchConfig staggered() {
   c.schedule.base_lr = 3e-3;
   s.models = 3;
   s.steps = 20;
-  s.stagger = true;
+  s.stagger = Stagger::reinit;
   s.snapshot_every = 2;
   return s;
 }
@@ -49,8 +49,25 @@ struct Stop : std::runtime_error {
   Stop() : std::runtime_error("stopped") {}
 };
 
-void run_until(const std::string& dir, int64_t stop_at) {
-  Search search(staggered(), dir);
+// The authors' protocol: models staggered to the end of the search, the
+// weights and the functions on trapezoid schedules, D_arch from the train
+// split, gradients averaged.
+SearchConfig authors_protocol() {
+  SearchConfig s = staggered();
+  s.stagger = Stagger::continue_;
+  s.base.schedule.kind = Schedule::Kind::trapezoid;
+  s.base.schedule.warmup = 2;
+  s.base.schedule.decay = 3;
+  s.arch_schedule.kind = Schedule::Kind::trapezoid;
+  s.arch_schedule.warmup = 3;
+  s.arch_schedule.decay = 8;
+  s.arch_split = ArchSplit::train;
+  s.arch_grad = ArchGrad::mean;
+  return s;
+}
+
+void run_until(const std::string& dir, int64_t stop_at, const SearchConfig& config = staggered()) {
+  Search search(config, dir);
   Search::Events events;
   events.on_eval = [stop_at](int64_t step, double) {
     if (step == stop_at) throw Stop();
@@ -229,6 +246,55 @@ TEST_CASE("a search resume file with a state no search reaches is refused, nothi
   fs::remove_all(dir);
 }
 
+TEST_CASE("the authors' protocol (stagger continue, trapezoids) resumes bit for bit") {
+  const std::string whole = temp_dir("authors_whole"), cut = temp_dir("authors_cut");
+  {
+    Search search(authors_protocol(), whole);
+    search.run();
+  }
+  run_until(cut, 12, authors_protocol());  // mid-decay of the functions' schedule
+  const std::unique_ptr<Search> resumed = Search::resume(cut);
+  CHECK(resumed->steps_done() == 12);
+  CHECK(resumed->config().stagger == Stagger::continue_);
+  CHECK(resumed->arch_lr_now() == doctest::Approx(0.1 * 8 / 8));  // step 12 = 20 - 8
+  resumed->run();
+  CHECK(resumed->trainer(0).step() == 20);  // past its lifetime of 8, never restarted
+  const auto a = files_of(whole), b = files_of(cut);
+  CHECK(a.count("arch.safetensors") == 1);
+  CHECK(a.count("models/model-0-gen-1/metrics.jsonl") == 0);
+  std::vector<std::string> names_a, names_b;
+  for (const auto& [name, text] : a) names_a.push_back(name);
+  for (const auto& [name, text] : b) names_b.push_back(name);
+  CHECK(names_a == names_b);
+  for (const auto& [name, text] : a) {
+    INFO(name);
+    if (b.count(name)) CHECK(text == b.at(name));
+  }
+  fs::remove_all(whole);
+  fs::remove_all(cut);
+}
+
+TEST_CASE("search.json written before stagger modes and arch schedules reads as it meant") {
+  Json old = staggered().resolved().to_json();
+  const auto erase = [](Json& object, const std::string& key) {
+    Json::Object& members = object.as_object();
+    std::erase_if(members, [&](const auto& member) { return member.first == key; });
+  };
+  erase(old, "stagger_mode");
+  for (auto& [key, value] : old.as_object())
+    if (key == "arch_optimizer")
+      for (const char* name : {"schedule", "warmup", "decay", "min_ratio"}) erase(value, name);
+  const SearchConfig back = SearchConfig::from_json(old);
+  CHECK(back.stagger == Stagger::reinit);  // "stagger": true
+  CHECK(back.arch_schedule.kind == Schedule::Kind::constant);
+  CHECK(back.arch_lr_schedule().lr_at(0) == back.arch_lr);
+  old.set("stagger", false);
+  CHECK(SearchConfig::from_json(old).stagger == Stagger::off);
+  SearchConfig later = authors_protocol().resolved();
+  CHECK(SearchConfig::from_json(later.to_json()).stagger == Stagger::continue_);
+  CHECK(to_json(SearchConfig::from_json(later.to_json()).to_json()) == to_json(later.to_json()));
+}
+
 TEST_CASE("search.json reads back as the config it was written from, and no other key") {
   const SearchConfig c = staggered().resolved();
   const SearchConfig back = SearchConfig::from_json(c.to_json());
@@ -252,10 +318,13 @@ TEST_CASE("search.json keeps its keys, their order and the spelling of its choic
   std::string keys;
   for (const auto& [key, value] : j.as_object()) keys += key + " ";
   CHECK(keys ==
-        "base models steps stagger arch_optimizer arch_grad arch_split smoothness amplitude "
-        "arch_batch snapshot_every ");
+        "base models steps stagger stagger_mode arch_optimizer arch_grad arch_split smoothness "
+        "amplitude arch_batch snapshot_every ");
+  CHECK(j.at("stagger").as_bool());
+  CHECK(j.at("stagger_mode").as_string() == "reinit");
   CHECK(to_json(j.at("arch_optimizer")) ==
-        R"({"name":"adam","lr":0.1,"beta1":0.99,"beta2":0.999,"eps":1e-08})");
+        R"({"name":"adam","lr":0.1,"beta1":0.99,"beta2":0.999,"eps":1e-08,"schedule":"constant",)"
+        R"("warmup":0,"decay":0,"min_ratio":0.0})");
   CHECK(j.at("arch_grad").as_string() == "mean");
   CHECK(j.at("arch_split").as_string() == "arch");
   CHECK(SearchConfig::from_json(j).arch_grad == ArchGrad::mean);

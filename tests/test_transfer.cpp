@@ -33,8 +33,8 @@ TransferOptions tiny_transfer(const std::string& out) {
   o.base.eval_every = 10;
   o.base.eval_limit = 64;
   o.tasks = {"copy", "dyck"};
-  o.search_steps = 20;
-  o.models = 2;
+  o.search.steps = 20;
+  o.search.models = 2;
   o.seeds = 2;
   o.threshold = 0.5;
   o.out_dir = out;
@@ -133,7 +133,7 @@ TEST_CASE("a killed transfer run resumes and ends with the uninterrupted run's m
   // Run again with other options, nothing is reused: the command stops
   // naming the first folder and what differs.
   TransferOptions longer = tiny_transfer(dir);
-  longer.search_steps = 30;
+  longer.search.steps = 30;
   CHECK_THROWS_WITH_AS(run_transfer(longer),
                        doctest::Contains("search-copy holds a search run with other options than "
                                          "this command would use (steps differ)"),
@@ -148,7 +148,7 @@ TEST_CASE("a killed transfer run resumes and ends with the uninterrupted run's m
 TEST_CASE("a transfer killed during a search continues that search from its last evaluation") {
   const std::string dir = temp_dir("search_killed");
   TransferOptions o = tiny_transfer(dir);
-  o.search_steps = 200;  // long enough to be caught between its evaluations
+  o.search.steps = 200;  // long enough to be caught between its evaluations
   const fs::path search = fs::path(dir) / "search-copy";
   // This process has run kernels by now, on one thread (the default), so no
   // pool workers exist for the child to lack.
@@ -190,7 +190,7 @@ TEST_CASE("task options reach only their own task's searches and runs") {
   const std::string out = temp_dir("task_options");
   TransferOptions o = tiny_transfer(out);
   o.base.steps = 10;
-  o.search_steps = 10;
+  o.search.steps = 10;
   o.seeds = 1;
   o.task_options["copy"].set("max-len", "6");
   run_transfer(o);

@@ -4,6 +4,8 @@
 //     visit and writes a poly file that `tapir train --mlp-poly` uses.
 //   arch import FILE.csv -o OUT: the authors' CSV functions
 //     (tools/cmd_arch_import.cpp).
+//   arch stats FILE [--range LO,HI] (tools/cmd_arch_stats.cpp)
+//     prints the roughness of each function.
 #include <cstdio>
 #include <filesystem>
 
@@ -27,6 +29,7 @@ Command add_arch_command(CLI::App& app) {
     PolyRangeSource source;
   };
   auto o = std::make_shared<Options>();
+  const Command stats = add_arch_stats_subcommand(*cmd);
   fit->add_option("file", o->file, "Architecture file (arch.safetensors)")->required();
   fit->add_option("--degree", o->degree, "Degree of the polynomials (0 to 20)")
       ->required()
@@ -53,8 +56,9 @@ Command add_arch_command(CLI::App& app) {
   add_threads_option(*fit, o->threads);
   fit->add_option("-o,--out", o->out, "Poly file to write (default: FILE's name with .polyD.json)");
   const Command import = add_arch_import_subcommand(*cmd);
-  return {cmd, [o, fit, import]() {
+  return {cmd, [o, fit, import, stats]() {
             if (import.app->parsed()) return import.run();
+            if (stats.app->parsed()) return stats.run();
             if (!fit->parsed()) return 1;
             set_num_threads(o->threads);  // the --run model's forward passes
             TAPIR_CHECK(!o->source.run.empty() || !o->range.empty(),

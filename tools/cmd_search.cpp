@@ -7,6 +7,8 @@
 #include "lab/search_job.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/presets.h"
+#include "tools/search_options.h"
 #include "tools/train_options.h"
 
 namespace tapir {
@@ -20,50 +22,6 @@ struct SearchOptions {
   bool force = false, quiet = false;
   int repeat = 1;
 };
-
-// The flags of the search itself, into `s` (the model's and the weights'
-// are the train options).
-void add_search_flags(CLI::App& cmd, SearchConfig& s) {
-  const char* g = "Search";
-  cmd.add_option("--models", s.models, "Models sharing the functions (M)")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--search-steps", s.steps, "Steps of the search (0: --steps, one lifetime)")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_flag("--stagger", s.stagger,
-               "Model m starts at step m*N/M and restarts after N steps (N = --steps)")
-      ->group(g);
-  add_name_option(cmd, "--arch-optimizer", s.arch_optimizer.kind, "Optimizer of the functions")
-      ->group(g);
-  cmd.add_option("--arch-lr", s.arch_lr, "Learning rate of the functions")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--arch-beta1", s.arch_optimizer.beta1, "Their Adam beta1")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--arch-beta2", s.arch_optimizer.beta2, "Their Adam beta2")
-      ->group(g)
-      ->capture_default_str();
-  add_name_option(cmd, "--arch-grad", s.arch_grad, "Combine the models' D_arch gradients")
-      ->group(g);
-  add_name_option(cmd, "--arch-split", s.arch_split,
-                  "Split of the D_arch batches (train: the weights' own data, as the authors' "
-                  "code)")
-      ->group(g);
-  cmd.add_option("--smoothness", s.smoothness, "Penalty on squared second differences of knots")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--amplitude", s.amplitude, "Bound |knot value| after each step (0: none)")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--arch-batch", s.arch_batch, "D_arch batch size (0: --batch)")
-      ->group(g)
-      ->capture_default_str();
-  cmd.add_option("--snapshot-every", s.snapshot_every, "Save the functions every N steps")
-      ->group(g)
-      ->capture_default_str();
-}
 
 // The command once parsed: a resumed search continues as its search.json
 // says; a new one is built from the flags.
@@ -85,10 +43,20 @@ void run_search_command(CLI::App& cmd, SearchOptions& o) {
   TAPIR_CHECK(cmd.count("--train-on") == 0,
               "search trains its weights on the train split (D_wts) and takes D_arch from "
               "--arch-split; --train-on is for training outside Stage I");
+  // A preset first, with the search's steps, so that its shares of them and
+  // its search flags land in o.search before it is read.
+  if (!o.train.preset.empty())
+    o.train.preset_note = preset_note(
+        o.train.preset,
+        apply_preset(cmd, o.train.preset, {o.train.config.steps, o.search.steps, /*search=*/true}));
   SearchConfig config = o.search;
   config.base = finish_train_options(cmd, o.train);
+  if (!o.train.preset.empty() &&
+      apply_preset_task_options(o.train.preset, config.base.task, config.base.task_options))
+    o.train.preset_note += (o.train.preset_note.empty() ? "" : "\n") + o.train.preset +
+                           ": using --opt arch-frac=0 (nothing held out)";
   const std::string note =
-      recommended_note(config.base.task, recommend_unless_given(cmd, config.base));
+      settings_note(o.train, config.base.task, recommend_unless_given(cmd, config.base));
   start_repeated_search_jobs(config, o.out, o.repeat, o.force, note, o.quiet);
 }
 

@@ -18,6 +18,7 @@
 #include "lab/transfer.h"
 #include "optim/search.h"
 #include "tools/commands.h"
+#include "tools/search_options.h"
 #include "tools/train_options.h"
 
 namespace tapir {
@@ -41,10 +42,7 @@ Command add_transfer_command(CLI::App& app) {
   cmd->add_option("--task-opt", o->task_opts,
                   "Option of one task as TASK:name=value (repeatable; the others keep their "
                   "defaults)");
-  cmd->add_option("--search-steps", t.search_steps, "Steps of each Stage I search")
-      ->capture_default_str();
-  cmd->add_option("--models", t.models, "Models per search")->capture_default_str();
-  cmd->add_flag("--stagger", t.stagger, "Staggered searches (see tapir search)");
+  add_search_flags(*cmd, t.search);  // each task's search, as `tapir search` takes them
   cmd->add_option("--seeds", t.seeds, "Seeds per cell")->capture_default_str();
   cmd->add_option("--threshold", t.threshold, "Accuracy counted as solved")->capture_default_str();
   cmd->add_option("--metric", t.metric,

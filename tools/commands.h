@@ -31,6 +31,8 @@ Command add_plot_command(CLI::App& app);
 Command add_arch_command(CLI::App& app);
 // `arch import`, a subcommand of `arch` (tools/cmd_arch_import.cpp).
 Command add_arch_import_subcommand(CLI::App& parent);
+// `arch stats`, a subcommand of `arch` (tools/cmd_arch_stats.cpp).
+Command add_arch_stats_subcommand(CLI::App& arch);
 Command add_tasks_command(CLI::App& app);
 Command add_layers_command(CLI::App& app);
 Command add_robust_command(CLI::App& app);

@@ -36,13 +36,15 @@ std::vector<PresetFlag> lm_afs(const PresetSteps& s) {
       {"--schedule", "trapezoid", "lrSchedule trap"},
       {"--warmup", share(n, 1, 10), "nStepsWarmup 2000 of 20000"},
       {"--decay", share(n, 1, 2), "nStepsCooldown 10000 of 20000"},
+      {"--min-lr-ratio", "0", "the trapezoid ends at 0"},
       // The learned functions: the MLP's (when learned) and the attention
       // input function, identity in the baseline ("gelu;att-linear").
       {"--spline-knots", "64", "afNAnchors 64"},
       {"--spline-range", "-15,15", "afRange 15"},
       {"--spline-extrapolate", "constant", "constant outside the knots"},
       {"--spline-init", "const:0.01", "afInit 0.01"},
-      {"--attn-fn", "identity", "att-linear: x + a norm(x) + b before Q/K/V"},
+      s.search ? PresetFlag{"--attn-fn", "spline", "att-spline: x + f(a norm(x) + b) before Q/K/V"}
+               : PresetFlag{"--attn-fn", "identity", "att-linear: x + a norm(x) + b before Q/K/V"},
       // Stage I (a search's flags; other commands do not have them).
       {"--models", "20", "20 models in the published runs"},
       {"--stagger", "continue", "staggeredStarts 2: delayed schedules, no restarts"},
@@ -55,6 +57,7 @@ std::vector<PresetFlag> lm_afs(const PresetSteps& s) {
       {"--arch-schedule", "trapezoid", "the weights' trapezoid"},
       {"--arch-warmup", share(search, 1, 10), "2000 of 20000"},
       {"--arch-decay", share(search, 1, 2), "10000 of 20000"},
+      {"--arch-min-lr-ratio", "0", "ends at 0"},
       {"--smoothness", "0", "no smoothness term"},
       {"--amplitude", "0", "no bound on the values"},
   };
@@ -77,8 +80,9 @@ std::vector<PresetFlag> apply_preset(CLI::App& cmd, const std::string& name,
   for (const PresetFlag& f : preset_flags(name, steps)) {
     CLI::Option* option = cmd.get_option_no_throw(f.flag);
     if (option == nullptr || option->count() > 0) continue;
-    // A flag without a value is given as CLI11 records one on the command line.
-    option->add_result(f.value.empty() ? std::string("true") : f.value);
+    // A flag without a value is recorded as CLI11 records it when given on
+    // the command line ("false" for a negated one such as --no-bias).
+    option->add_result(f.value.empty() ? option->get_flag_value(f.flag.substr(2), "") : f.value);
     option->run_callback();
     applied.push_back(f);
   }
@@ -91,6 +95,16 @@ std::string preset_note(const std::string& name, const std::vector<PresetFlag>& 
   for (const PresetFlag& f : applied)
     flags += (flags.empty() ? "" : " ") + f.flag + (f.value.empty() ? "" : " " + f.value);
   return name + ": using " + flags + " (a flag you give overrides its value)";
+}
+
+bool apply_preset_task_options(const std::string& name, const std::string& task,
+                               TaskOptions& options) {
+  if (name != "lm-afs" || options.has("arch-frac")) return false;
+  TaskOptions probe = options;
+  make_task(task, probe);
+  if (!probe.asked("arch-frac")) return false;
+  options.set("arch-frac", "0");
+  return true;
 }
 
 }  // namespace tapir

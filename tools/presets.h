@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tasks/task.h"
+
 namespace tapir {
 
 struct PresetFlag {
@@ -20,11 +22,13 @@ struct PresetFlag {
   std::string reference;  // the reference's setting it stands for
 };
 
-// What a preset's lengths scale with: the run's steps and, for a search,
-// the search's (0: the run's).
+// What a preset's values depend on: the run's steps and, for a search, the
+// search's (0: the run's), and whether the command searches (a search
+// learns the functions a trained run keeps fixed).
 struct PresetSteps {
   int64_t steps = 1000;
   int64_t search_steps = 0;
+  bool search = false;
 };
 
 // The known presets' names, for --help and errors.
@@ -37,5 +41,10 @@ std::vector<PresetFlag> apply_preset(CLI::App& cmd, const std::string& name,
                                      const PresetSteps& steps);
 // "lm-afs: --pos rope --norm rms ... (a flag you give overrides its value)".
 std::string preset_note(const std::string& name, const std::vector<PresetFlag>& applied);
+// A search under lm-afs holds nothing out, as the reference: where the task
+// takes arch-frac and the user gave none, it becomes 0 (the weights and the
+// functions then both draw from all of D). Returns whether it did.
+bool apply_preset_task_options(const std::string& name, const std::string& task,
+                               TaskOptions& options);
 
 }  // namespace tapir

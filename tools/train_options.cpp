@@ -148,7 +148,12 @@ void add_optimizer_options(CLI::App& cmd, TrainConfig& c) {
   cmd.add_option("--warmup", c.schedule.warmup, "Linear warmup steps")
       ->group(opt)
       ->capture_default_str();
-  cmd.add_option("--min-lr-ratio", c.schedule.min_ratio, "Final LR / peak LR for cosine, linear")
+  cmd.add_option("--decay", c.schedule.decay,
+                 "Steps of the trapezoid's final linear decay (--schedule trapezoid)")
+      ->group(opt)
+      ->capture_default_str();
+  cmd.add_option("--min-lr-ratio", c.schedule.min_ratio,
+                 "Final LR / peak LR for cosine, linear, trapezoid")
       ->group(opt)
       ->capture_default_str();
   cmd.add_option("--clip", c.clip, "Global gradient-norm clip (0: off)")
@@ -266,8 +271,10 @@ void set_task_options(const std::vector<std::string>& opts, const std::vector<st
 }
 
 TrainConfig finish_train_options(CLI::App& cmd, TrainOptions& o) {
-  if (!o.preset.empty())
-    o.preset_note = preset_note(o.preset, apply_preset(cmd, o.preset, {o.config.steps, 0}));
+  if (!o.preset.empty()) {  // a command may have applied it already (search: with its steps)
+    const std::vector<PresetFlag> applied = apply_preset(cmd, o.preset, {o.config.steps, 0});
+    if (!applied.empty()) o.preset_note = preset_note(o.preset, applied);
+  }
   TrainConfig c = o.config;
   c.model.mlp_spline.grid = o.mlp_grid.grid();
   c.model.attn_spline.grid = o.attn_grid.grid();

@@ -28,7 +28,7 @@ void make_search(const std::string& dir) {
   c.model.mlp_spline.grid = tapir::SplineGrid(5, -20, 20, true);
   s.models = 1;
   s.steps = 8;
-  s.stagger = true;
+  s.stagger = tapir::Stagger::reinit;
   tapir::Search search(s, dir);
   search.run();
 }
