@@ -6,9 +6,7 @@ T=(--task modadd --opt p=23 --width 16 --heads 2 --layers 1 --steps 4 --threads 
 
 # --- numbers: every number flag of train, and each command's own --------
 for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots attn-fn-knots \
-  warmup steps batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
-for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots warmup decay steps \
-  batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
+  warmup decay steps batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
   for value in abc 1.5 99999999999999999999 "" 0x10 -99999999999999999999; do
     refuse numbers "--$flag: expected" @ train "${T[@]}" "--$flag" "$value" --out new
   done
@@ -69,6 +67,11 @@ refuse numbers "arch-warmup" @ transfer --tasks add,copy --arch-warmup -1 --out 
 refuse numbers "--range" @ arch stats search/arch.safetensors --range 3,-3
 refuse numbers "--range" @ arch stats search/arch.safetensors --range abc
 refuse numbers "knots in" @ arch stats search/arch.safetensors --range 0.01,0.02
+for value in 0 1.5 nan -1 abc ""; do
+  refuse numbers "central" @ arch fit-poly search/arch.safetensors --run run --central "$value" --degree 3 -o new.json
+done
+refuse numbers "--central" @ arch fit-poly search/arch.safetensors --range -4,4 --central 0.9 --degree 3 -o new.json
+refuse numbers "--uniform" @ arch fit-poly search/arch.safetensors --range -4,4 --uniform --degree 3 -o new.json
 refuse numbers "steps" @ train --resume run --steps 0
 refuse numbers "steps" @ train --resume run --steps -3
 refuse numbers "--steps" @ train --resume run --steps 99999999999999999999
@@ -134,6 +137,10 @@ refuse names "schedule" @ train "${T[@]}" --schedule step --out new
 refuse names "arch-schedule" @ search "${T[@]}" --arch-schedule step --out new
 refuse names "stagger" @ search "${T[@]}" --stagger sometimes --out new
 refuse names "stagger" @ transfer --tasks add,copy --stagger sometimes --out new
+refuse names "preset" @ train "${T[@]}" --preset gpt2 --out new
+refuse names "preset" @ search "${T[@]}" --preset "" --out new
+refuse names "train-on" @ train "${T[@]}" --train-on test --out new
+refuse names "--train-on is for training outside Stage I" @ search "${T[@]}" --train-on all --out new
 refuse names "constraint" @ train "${T[@]}" --constraint ascent --out new
 refuse names "device" @ train "${T[@]}" --device tpu --out new
 refuse names "spline-extrapolate" @ train "${T[@]}" --spline-extrapolate cubic --out new
