@@ -318,19 +318,9 @@ TEST_CASE("modadd to 99%: --attn-fn spline frozen from an architecture file") {
 
   constexpr int64_t kStepCap = 3000;
   CHECK_SEEDS(2, 3, [&](uint64_t seed, std::ostream& out) {
-    TrainConfig c;
-    c.task = "modadd";
-    c.task_options.set("p", "23");
-    c.task_options.set("train-frac", "0.9");
-    c.task_options.set("arch-frac", "0");
-    c.model.width = 64;
-    c.model.layers = 1;
-    c.model.heads = 4;
+    TrainConfig c = test_support::grokking_modadd();
     c.model.pos = Positions::none;
     c.arch_file = path;
-    c.batch = 256;
-    c.schedule.base_lr = 3e-3;
-    c.optimizer.weight_decay = 1.0;
     c.steps = kStepCap;
     c.eval_every = 25;
     c.stop_at = 0.99;

@@ -12,34 +12,14 @@
 #include "engine/workspace.h"
 #include "nn/positions.h"
 #include "nn/transformer.h"
+#include "tests/model_inputs.h"
 
 using namespace tapir;
+using test_support::parameter_names;
+using test_support::small_config;
+using test_support::tokens;
 
-namespace {
-
-ModelConfig small_config() {
-  ModelConfig c;
-  c.vocab = 11;
-  c.context = 8;
-  c.width = 16;
-  c.heads = 4;
-  c.layers = 2;
-  return c;
-}
-
-std::set<std::string> parameter_names(Transformer& m) {
-  std::set<std::string> names;
-  for (Parameter* p : m.parameters()) names.insert(p->name);
-  return names;
-}
-
-Tensor tokens(int64_t B, int64_t T, int64_t vocab) {
-  Tensor t = empty({B, T}, DType::i32);
-  for (int64_t i = 0; i < B * T; ++i) t.data<int32_t>()[i] = int32_t((i * 7 + 3) % vocab);
-  return t;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("ALiBi slopes match the published values for 4, 8 and 6 heads") {
   // Press et al. 2022 (get_slopes in the authors' code).

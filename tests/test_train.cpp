@@ -15,6 +15,7 @@
 #include "optim/run_folder.h"
 #include "optim/trainer.h"
 #include "tests/seed_trials.h"
+#include "tests/tiny_config.h"
 
 using namespace tapir;
 namespace fs = std::filesystem;
@@ -27,17 +28,7 @@ constexpr int64_t kModaddCap = 4000;
 // A small modular-addition setting that generalises in a few hundred to a few
 // thousand steps, depending on the seed.
 TrainConfig small_modadd() {
-  TrainConfig c;
-  c.task = "modadd";
-  c.task_options.set("p", "23");
-  c.task_options.set("train-frac", "0.9");
-  c.task_options.set("arch-frac", "0");
-  c.model.width = 64;
-  c.model.layers = 1;
-  c.model.heads = 4;
-  c.batch = 256;
-  c.schedule.base_lr = 3e-3;
-  c.optimizer.weight_decay = 1.0;
+  TrainConfig c = test_support::grokking_modadd();
   c.steps = 1500;
   c.eval_every = 100;
   c.seed = 1;

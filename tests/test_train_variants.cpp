@@ -20,6 +20,7 @@
 #include "autograd/ops.h"
 #include "optim/trainer.h"
 #include "tests/seed_trials.h"
+#include "tests/tiny_config.h"
 
 using namespace tapir;
 
@@ -38,14 +39,7 @@ struct Variant {
 };
 
 TrainConfig modadd_config(const Variant& v, uint64_t seed) {
-  TrainConfig c;
-  c.task = "modadd";
-  c.task_options.set("p", "23");
-  c.task_options.set("train-frac", "0.9");
-  c.task_options.set("arch-frac", "0");
-  c.model.width = 64;
-  c.model.layers = 1;
-  c.model.heads = 4;
+  TrainConfig c = test_support::grokking_modadd();
   c.model.mlp_act = parse_name<MlpAct>(v.mlp_act);
   c.model.attn = parse_name<AttentionKind>(v.attn);
   c.model.pos = parse_name<Positions>(v.pos);
@@ -56,9 +50,6 @@ TrainConfig modadd_config(const Variant& v, uint64_t seed) {
     c.model.tie_embeddings = true;
     c.model.zero_init_proj = true;
   }
-  c.batch = 256;
-  c.schedule.base_lr = 3e-3;
-  c.optimizer.weight_decay = 1.0;
   c.steps = kStepCap;
   c.eval_every = 25;
   c.stop_at = v.target;

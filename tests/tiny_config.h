@@ -34,3 +34,27 @@ inline tapir::TrainConfig tiny_modadd(const TinyModadd& t = {}) {
 }
 
 }  // namespace test_support
+
+namespace test_support {
+
+// The modular-addition setting the learning tests train (p = 23, 90% of the
+// pairs to train on, nothing held out, one block of width 64, AdamW with
+// weight decay 1 at lr 3e-3, batches of 256): it generalises in a few
+// hundred to a few thousand steps, depending on the seed. Steps, evaluation
+// and seed are the test's.
+inline tapir::TrainConfig grokking_modadd() {
+  tapir::TrainConfig c;
+  c.task = "modadd";
+  c.task_options.set("p", "23");
+  c.task_options.set("train-frac", "0.9");
+  c.task_options.set("arch-frac", "0");
+  c.model.width = 64;
+  c.model.layers = 1;
+  c.model.heads = 4;
+  c.batch = 256;
+  c.schedule.base_lr = 3e-3;
+  c.optimizer.weight_decay = 1.0;
+  return c;
+}
+
+}  // namespace test_support

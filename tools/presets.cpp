@@ -9,7 +9,7 @@ namespace {
 
 // The reference: trainLmAf.py's Hyperparameters (nSteps 20000, nStepsWarmup
 // 2000, nStepsCooldown 10000, lrSchedule "trap") and the models and
-// functions of its published runs (/work/shared/data/lm-afs/README.md).
+// functions of its published runs (data/lm-afs/README.md).
 std::vector<PresetFlag> lm_afs(const PresetSteps& s) {
   const int64_t n = s.steps, search = s.search_steps > 0 ? s.search_steps : s.steps;
   const auto share = [](int64_t steps, int64_t num, int64_t den) {

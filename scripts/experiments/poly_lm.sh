@@ -17,7 +17,7 @@ poly="$src/poly8.json"
 timed "shakespeare: fit-poly" "$tapir" arch fit-poly "$arch" --degree 8 \
   --run "${runs[0]}/seed-0" -o "$poly" | tee "$src/fit8.txt"
 timed "shakespeare: polynomial comparison" "$tapir" compare --task text \
-  --opt "path=${SHAKESPEARE:-../shared/data/tinyshakespeare.txt}" --width 256 --layers 2 \
+  --opt "path=${SHAKESPEARE:-data/text/tinyshakespeare.txt}" --width 256 --layers 2 \
   --heads 4 --lr 1e-3 --batch 16 --eval-every 200 --eval-limit 200 --steps 600 --seeds 3 \
   --threshold 0.4,0.5 --threads 1 --quiet --variant baseline --variant "arch:$arch" \
   --variant "arch:$attn" --variant "mlp-poly=$poly" --out "$src/compare"

@@ -10,7 +10,7 @@
 source "$(dirname "$0")/common.sh"
 out="$out_root/text_lm"
 mkdir -p "$out"
-corpus_shakespeare="${SHAKESPEARE:-../shared/data/tinyshakespeare.txt}"
+corpus_shakespeare="${SHAKESPEARE:-data/text/tinyshakespeare.txt}"
 
 run_corpus() {
   local name="$1" path="$2"
