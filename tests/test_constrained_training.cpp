@@ -39,6 +39,11 @@ TrainConfig small(const std::string& task) {
   c.steps = 60;
   c.eval_every = 20;
   c.seed = 1;
+  // The data these suites' seeds and thresholds were measured on: the train
+  // split, the arch split held out. On all of D (the default since) plain
+  // training of sorted at this size breaks the first constraint in fewer
+  // seeds (1 of 6 in the portable build), which the last case relies on.
+  c.train_on = TrainOn::train;
   return c;
 }
 
