@@ -99,6 +99,20 @@ std::map<std::string, std::string> files_of(const std::string& dir) {
   return out;
 }
 
+// The two folders hold the same files, each with the same contents.
+void check_same_files(const std::map<std::string, std::string>& a,
+                      const std::map<std::string, std::string>& b) {
+  std::vector<std::string> names_a, names_b;
+  for (const auto& [name, text] : a) names_a.push_back(name);
+  for (const auto& [name, text] : b) names_b.push_back(name);
+  CHECK(names_a == names_b);
+  for (const auto& [name, text] : a) {
+    INFO(name);
+    CHECK(b.count(name) == 1);
+    if (b.count(name)) CHECK(text == b.at(name));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a search stopped and resumed writes what an uninterrupted one writes, bit for bit") {
@@ -134,15 +148,7 @@ TEST_CASE("a search stopped and resumed writes what an uninterrupted one writes,
   const auto a = files_of(whole), b = files_of(cut);
   CHECK(a.count("arch.safetensors") == 1);
   CHECK(a.count("models/model-0-gen-1/metrics.jsonl") == 1);  // restarts happened after step 12
-  std::vector<std::string> names_a, names_b;
-  for (const auto& [name, text] : a) names_a.push_back(name);
-  for (const auto& [name, text] : b) names_b.push_back(name);
-  CHECK(names_a == names_b);
-  for (const auto& [name, text] : a) {
-    INFO(name);
-    CHECK(b.count(name) == 1);
-    if (b.count(name)) CHECK(text == b.at(name));
-  }
+  check_same_files(a, b);
   fs::remove_all(whole);
   fs::remove_all(cut);
 }
@@ -262,14 +268,7 @@ TEST_CASE("the authors' protocol (stagger continue, trapezoids) resumes bit for 
   const auto a = files_of(whole), b = files_of(cut);
   CHECK(a.count("arch.safetensors") == 1);
   CHECK(a.count("models/model-0-gen-1/metrics.jsonl") == 0);
-  std::vector<std::string> names_a, names_b;
-  for (const auto& [name, text] : a) names_a.push_back(name);
-  for (const auto& [name, text] : b) names_b.push_back(name);
-  CHECK(names_a == names_b);
-  for (const auto& [name, text] : a) {
-    INFO(name);
-    if (b.count(name)) CHECK(text == b.at(name));
-  }
+  check_same_files(a, b);
   fs::remove_all(whole);
   fs::remove_all(cut);
 }

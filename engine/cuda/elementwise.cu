@@ -173,9 +173,9 @@ __device__ T poly_value(const T* c, int64_t count, T t, T* slope) {
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) poly_forward_kernel(const T* x, int64_t n, const T* c,
-                                                                int64_t count, T scale, T shift,
-                                                                bool clamp, T* out) {
+__global__ void __launch_bounds__(kThreads)
+    poly_forward_kernel(const T* x, int64_t n, const T* c, int64_t count, T scale, T shift,
+                        bool clamp, T* out) {
   TAPIR_GRID_STRIDE(i, n) {
     T t = x[i] * scale + shift;
     if (clamp) t = t < T(-1) ? T(-1) : (t > T(1) ? T(1) : t);
