@@ -39,7 +39,7 @@ share=()
 # Under mpirun every process's stdout is a terminal (Open MPI forwards it
 # through one), so a log file would get the live progress bar: say which.
 if [ ! -t 1 ]; then export TAPIR_PROGRESS=lines; fi
-if "$tapir" --version | grep -q '^MPI: yes' && command -v mpirun >/dev/null; then
+if "$tapir" --version | grep '^MPI: yes' >/dev/null && command -v mpirun >/dev/null; then
   share=(mpirun --oversubscribe -np 2)
   if [ "$(id -u)" -eq 0 ]; then share=(mpirun --allow-run-as-root --oversubscribe -np 2); fi
 fi

@@ -26,7 +26,7 @@ timed "fit-poly uniform" "$tapir" arch fit-poly "$arch" --degree 8 --run "$run" 
 timed "fit-poly central" "$tapir" arch fit-poly "$arch" --degree 8 --run "$run" --central 0.99 \
   -o "$out/poly8-central.json" | tee "$out/fit-central.txt"
 share=()
-if "$tapir" --version | grep -q '^MPI: yes' && command -v mpirun >/dev/null; then
+if "$tapir" --version | grep '^MPI: yes' >/dev/null && command -v mpirun >/dev/null; then
   share=(mpirun --oversubscribe -np 2)
   if [ "$(id -u)" -eq 0 ]; then share=(mpirun --allow-run-as-root --oversubscribe -np 2); fi
 fi
