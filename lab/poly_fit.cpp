@@ -69,11 +69,14 @@ std::pair<double, double> central_range(const InputRecord& h, double central) {
 
 }  // namespace
 
+void PolyRangeSource::check() const {
+  TAPIR_CHECK(batches >= 1, "fit-poly: --batches must be at least 1, got ", batches);
+  TAPIR_CHECK(central > 0 && central <= 1, "fit-poly: --central must be in (0, 1], got ", central);
+}
+
 std::map<std::string, RecordedInputs> record_mlp_inputs(ModelRun& r,
                                                         const PolyRangeSource& source) {
-  TAPIR_CHECK(source.batches >= 1, "fit-poly: --batches must be at least 1, got ", source.batches);
-  TAPIR_CHECK(source.central > 0 && source.central <= 1,
-              "fit-poly: --central must be in (0, 1], got ", source.central);
+  source.check();
   std::vector<Spline*> splines;
   for (const Transformer::LearnedFunction& f : r.model->learned_functions())
     if (f.slot == "mlp") splines.push_back(f.spline);
@@ -146,6 +149,7 @@ PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path
   file.source = arch_path;
   file.degree = degree;
   std::map<std::string, RecordedInputs> recorded;
+  range.check();  // before a run is opened
   if (!range.run.empty()) {
     ModelRun r = open_run(range.run);
     check_run_used(arch, arch_path, r, range.run);

@@ -33,6 +33,9 @@ struct PolyRangeSource {
   double central = 1;
   bool uniform = false;
   double lo = 0, hi = 0;
+
+  // Fails naming the flag unless `batches` >= 1 and 0 < `central` <= 1.
+  void check() const;
 };
 
 // Where one function's inputs went: the fit range and a weight per fit point.

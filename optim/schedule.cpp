@@ -10,6 +10,8 @@ namespace tapir {
 void Schedule::check(int64_t total_steps, const std::string& prefix) const {
   TAPIR_CHECK(warmup >= 0, prefix, "warmup must be non-negative, got ", warmup);
   TAPIR_CHECK(decay >= 0, prefix, "decay must be non-negative, got ", decay);
+  TAPIR_CHECK(min_ratio >= 0 && min_ratio <= 1, prefix, "min-lr-ratio must be in [0, 1], got ",
+              min_ratio);
   if (kind == Kind::constant) return;
   if (kind == Kind::trapezoid) {
     TAPIR_CHECK(decay >= 1, prefix, "schedule trapezoid needs ", prefix,

@@ -35,8 +35,8 @@ struct Schedule {
   int64_t decay = 0;       // trapezoid: steps of linear decay that end at total
 
   // Fails unless the schedule is usable with `total_steps` steps: warmup and
-  // decay not negative, decay only for the trapezoid, and the trapezoid's
-  // needs above (cosine's and linear's T > W is checked by lr_at). `prefix`
+  // decay not negative, min_ratio in [0, 1], decay only for the trapezoid,
+  // and the trapezoid's needs above (cosine's and linear's T > W is checked by lr_at). `prefix`
   // starts the flag names in the message ("" or "arch-").
   void check(int64_t total_steps, const std::string& prefix) const;
 

@@ -31,8 +31,6 @@ void SearchConfig::validate() const {
   TAPIR_CHECK(snapshot_every >= 0,
               "search: snapshot-every must be 0 (--eval-every) or positive, got ", snapshot_every);
   arch_optimizer.validate("search: arch-");
-  TAPIR_CHECK(arch_schedule.min_ratio >= 0 && arch_schedule.min_ratio <= 1,
-              "search: arch-min-lr-ratio must be in [0, 1], got ", arch_schedule.min_ratio);
   arch_lr_schedule().check(resolved().steps, "arch-");
 }
 

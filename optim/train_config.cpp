@@ -19,8 +19,6 @@ void TrainConfig::validate() const {
   TAPIR_CHECK(schedule.base_lr > 0 && std::isfinite(schedule.base_lr), "lr must be positive, got ",
               schedule.base_lr);
   schedule.check(schedule.total > 0 ? schedule.total : steps, "");
-  TAPIR_CHECK(schedule.min_ratio >= 0 && schedule.min_ratio <= 1,
-              "min-lr-ratio must be in [0, 1], got ", schedule.min_ratio);
   TAPIR_CHECK(!arch_trainable || !arch_file.empty(), "arch-trainable needs an arch file (--arch)");
   optimizer.validate();
   constraint.validate(model.layers);

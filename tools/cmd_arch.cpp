@@ -64,8 +64,6 @@ Command add_arch_command(CLI::App& app) {
             TAPIR_CHECK(!o->source.run.empty() || !o->range.empty(),
                         "fit-poly needs the range to fit over: --run DIR (a run that trained "
                         "with these functions) or --range LO,HI");
-            TAPIR_CHECK(o->source.central > 0 && o->source.central <= 1,
-                        "--central must be in (0, 1], got ", o->source.central);
             if (!o->range.empty()) {
               parse_range("--range", o->range, o->source.lo, o->source.hi);
               TAPIR_CHECK(o->source.lo < o->source.hi, "--range expects LO < HI, got ",
