@@ -215,4 +215,12 @@ void column_sums(Term term, Store store, int64_t outer, int64_t n, int64_t inner
   TAPIR_LAUNCH_CHECK("column_finish_kernel");
 }
 
+// The usual Store of column_sums: adds each sum into out (outer, inner).
+template <typename T>
+struct AddInto {
+  T* out;
+  int64_t inner;
+  __device__ void operator()(int64_t o, int64_t j, T s) const { out[o * inner + j] += s; }
+};
+
 }  // namespace tapir::cuda

@@ -75,12 +75,6 @@ struct BroadcastGrad {
     return binary_grad(op, small_is_b, av, bv, d_out[full]);
   }
 };
-template <typename T>
-struct AddInto {
-  T* out;
-  int64_t inner;
-  __device__ void operator()(int64_t o, int64_t j, T s) const { out[o * inner + j] += s; }
-};
 
 template <typename T>
 __device__ inline T gelu(T x) {

@@ -70,11 +70,6 @@ struct BiasTerm {
   int64_t C;
   __device__ T operator()(int64_t, int64_t r, int64_t i) const { return d_y[r * C + i]; }
 };
-template <typename T>
-struct AddInto {
-  T* out;
-  __device__ void operator()(int64_t, int64_t j, T s) const { out[j] += s; }
-};
 
 }  // namespace
 
@@ -96,8 +91,8 @@ void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, co
                                                                                 d_y, rows, C, d_x);
     TAPIR_LAUNCH_CHECK("layernorm_backward_kernel");
   }
-  if (d_w) column_sums<T>(WeightTerm<T>{x, mean, rstd, d_y, C}, AddInto<T>{d_w}, 1, rows, C);
-  if (d_b) column_sums<T>(BiasTerm<T>{d_y, C}, AddInto<T>{d_b}, 1, rows, C);
+  if (d_w) column_sums<T>(WeightTerm<T>{x, mean, rstd, d_y, C}, AddInto<T>{d_w, C}, 1, rows, C);
+  if (d_b) column_sums<T>(BiasTerm<T>{d_y, C}, AddInto<T>{d_b, C}, 1, rows, C);
 }
 
 TAPIR_INSTANTIATE_FLOAT_KERNEL(layernorm_forward);

@@ -51,11 +51,6 @@ struct WeightTerm {  // d_y * xhat at (row, column)
     return d_y[r * C + i] * x[r * C + i] * rstd[r];
   }
 };
-template <typename T>
-struct AddInto {
-  T* out;
-  __device__ void operator()(int64_t, int64_t j, T s) const { out[j] += s; }
-};
 
 }  // namespace
 
@@ -76,7 +71,7 @@ void rmsnorm_backward(const T* x, const T* w, const T* rstd, const T* d_y, int64
                                                                               C, d_x);
     TAPIR_LAUNCH_CHECK("rmsnorm_backward_kernel");
   }
-  if (d_w) column_sums<T>(WeightTerm<T>{x, rstd, d_y, C}, AddInto<T>{d_w}, 1, rows, C);
+  if (d_w) column_sums<T>(WeightTerm<T>{x, rstd, d_y, C}, AddInto<T>{d_w, C}, 1, rows, C);
 }
 
 TAPIR_INSTANTIATE_FLOAT_KERNEL(rmsnorm_forward);
