@@ -44,8 +44,10 @@ void attention_backward(const Node& n) {
   const int64_t B = qkv.dim(0), T = qkv.dim(1), C = qkv.dim(2) / 3;
   const Device dev = out.device();
   dispatch_float("attention backward", qkv.dtype(), [&]<typename F>() {
+    bool fresh = false;  // d_qkv just allocated: the kernel writes it, unzeroed
+    F* d_qkv = grad_for_write<F>(qkv, &fresh);
     TAPIR_KERNEL(dev, attention_backward<F>, qkv.data<F>(), data_or_null<F>(slopes),
-                 data_or_null<F>(probs), out.grad<F>(), B, T, C, n.i[0], grad_for<F>(qkv));
+                 data_or_null<F>(probs), out.grad<F>(), B, T, C, n.i[0], d_qkv, !fresh);
   });
 }
 TAPIR_REGISTER_OP(kAttention, "attention", attention_backward);
@@ -84,10 +86,12 @@ void score_spline_attention_backward(const Node& n) {
   const SplineGrid grid = saved_grid(n);
   const Device dev = out.device();
   dispatch_float("score-spline attention backward", qkv.dtype(), [&]<typename F>() {
+    bool fresh = false;  // d_qkv just allocated: the kernel writes it, unzeroed
+    F* d_qkv = grad_for_write<F>(qkv, &fresh);
     TAPIR_KERNEL(dev, score_spline_attention_backward<F>, qkv.data<F>(), data_or_null<F>(slopes),
                  data_or_null<F>(n.saved_tensor(1)), data_or_null<F>(n.saved_tensor(0)),
-                 out.grad<F>(), B, T, C, n.i[0], g.data<F>(), grid, g.rank() == 2, grad_for<F>(qkv),
-                 grad_for<F>(g));
+                 out.grad<F>(), B, T, C, n.i[0], g.data<F>(), grid, g.rank() == 2, d_qkv,
+                 grad_for<F>(g), !fresh);
   });
 }
 TAPIR_REGISTER_OP(kScoreSplineAttention, "score_spline_attention", score_spline_attention_backward);

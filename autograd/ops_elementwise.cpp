@@ -57,8 +57,10 @@ void unary_backward(const Node& n) {
   Tensor x = n.input(0), out = n.output();
   const auto op = static_cast<UnaryOp>(n.i[0]);
   dispatch_float("unary backward", out.dtype(), [&]<typename T>() {
+    bool fresh = false;  // d_x just allocated: the kernel writes it, unzeroed
+    T* d_x = grad_for_write<T>(x, &fresh);
     TAPIR_KERNEL(out.device(), unary_backward<T>, op, x.data<T>(), out.data<T>(), out.grad<T>(),
-                 x.numel(), grad_for<T>(x));
+                 x.numel(), d_x, !fresh);
   });
 }
 

@@ -13,9 +13,11 @@ void layernorm_backward(const Node& n) {
   Tensor mean = n.saved_tensor(0), rstd = n.saved_tensor(1);
   const Device dev = y.device();
   dispatch_float("layernorm backward", x.dtype(), [&]<typename T>() {
+    bool fresh = false;  // d_x just allocated: the kernel writes it, unzeroed
+    T* d_x = grad_for_write<T>(x, &fresh);
     TAPIR_KERNEL(dev, layernorm_backward<T>, x.data<T>(), w.data<T>(), mean.data<T>(),
-                 rstd.data<T>(), y.grad<T>(), x.shape().rows(), x.shape().last(), grad_for<T>(x),
-                 grad_for<T>(w), grad_for<T>(b));
+                 rstd.data<T>(), y.grad<T>(), x.shape().rows(), x.shape().last(), d_x,
+                 grad_for<T>(w), grad_for<T>(b), !fresh);
   });
 }
 TAPIR_REGISTER_OP(kLayernorm, "layernorm", layernorm_backward);
@@ -26,8 +28,10 @@ void rmsnorm_backward(const Node& n) {
   Tensor rstd = n.saved_tensor(0);
   const Device dev = y.device();
   dispatch_float("rmsnorm backward", x.dtype(), [&]<typename T>() {
+    bool fresh = false;  // d_x just allocated: the kernel writes it, unzeroed
+    T* d_x = grad_for_write<T>(x, &fresh);
     TAPIR_KERNEL(dev, rmsnorm_backward<T>, x.data<T>(), data_or_null<T>(w), rstd.data<T>(),
-                 y.grad<T>(), x.shape().rows(), x.shape().last(), grad_for<T>(x), grad_for<T>(w));
+                 y.grad<T>(), x.shape().rows(), x.shape().last(), d_x, grad_for<T>(w), !fresh);
   });
 }
 TAPIR_REGISTER_OP(kRmsnorm, "rmsnorm", rmsnorm_backward);

@@ -14,8 +14,10 @@ void spline_backward(const Node& n) {
   const SplineGrid grid = saved_grid(n);
   const Device dev = out.device();
   dispatch_float("spline backward", x.dtype(), [&]<typename F>() {
+    bool fresh = false;  // d_x just allocated: the kernel writes it, unzeroed
+    F* d_x = grad_for_write<F>(x, &fresh);
     TAPIR_KERNEL(dev, spline_backward<F>, x.data<F>(), x.numel(), values.data<F>(), grid,
-                 out.grad<F>(), grad_for<F>(x), grad_for<F>(values));
+                 out.grad<F>(), d_x, grad_for<F>(values), !fresh);
   });
 }
 TAPIR_REGISTER_OP(kSpline, "spline", spline_backward);

@@ -1,8 +1,9 @@
 // Fused causal multi-head attention, softmax or score-spline. Each (batch,
 // head) pair is independent: pairs are split across threads, and within a
 // pair the products run on strided views of the packed qkv array (no
-// copies): through Eigen for short sequences, where a BLAS call costs more
-// than the arithmetic, and through single-threaded OpenBLAS from T = 32 on.
+// copies): as loops over the causal triangle for short sequences, where a
+// BLAS call or Eigen's blocked product costs more than the arithmetic, and
+// through single-threaded OpenBLAS from T = 32 on.
 //
 // The probabilities (B, H, T, T) are the largest activation of a model with
 // long sequences (134 MB of lm's 4 blocks). Past 1M values the op does not
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "engine/cpu/eigen.h"
+#include "engine/cpu/lanes.h"
 #include "engine/cpu/spline_eval.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
@@ -35,8 +37,6 @@ template <typename T>
 using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 template <typename T>
 using ConstStrided = Eigen::Map<const RowMatrix<T>, 0, Eigen::OuterStride<>>;
-template <typename T>
-using Strided = Eigen::Map<RowMatrix<T>, 0, Eigen::OuterStride<>>;
 
 // The score spline of the variant; values == nullptr means plain softmax.
 template <typename T>
@@ -49,10 +49,64 @@ struct ScoreSpline {
 
 // From this sequence length on, a pair's products run through OpenBLAS
 // (single-threaded, as every BLAS call here: engine/threads.h) instead of
-// Eigen: with D = 32, 1.16x faster at T = 64 and 1.77x at T = 256, about
-// the same at T = 16, slower at T = 4. The choice depends on T only, so the
-// forward and the backward that recomputes its probabilities agree.
+// the loops below. The choice depends on T only, so the forward and the
+// backward that recomputes its probabilities agree.
 constexpr int64_t kBlasMinT = 32;
+
+// The short sequences' products, over the causal triangle only (entries
+// above the diagonal of P and dS are zero). Rows of q, k, v and their
+// gradients are D contiguous values, `ld` apart. A product with a sum over
+// D (q k^T, dO v^T) runs in lanes (engine/cpu/lanes.h); the others add
+// whole rows, the inner loop along D.
+
+// s[i][j] = scale q_i . k_j for j <= i.
+template <typename T>
+void short_scores(const T* q, const T* k, int64_t ld, int64_t T_len, int64_t D, T scale, T* s) {
+  for (int64_t i = 0; i < T_len; ++i)
+    for (int64_t j = 0; j <= i; ++j) s[i * T_len + j] = lane_dot(q + i * ld, k + j * ld, D) * scale;
+}
+
+// o_i = sum over j <= i of p[i][j] v_j (o's rows ldo apart).
+template <typename T>
+void short_pv(const T* p, const T* v, int64_t ld, int64_t T_len, int64_t D, T* o, int64_t ldo) {
+  for (int64_t i = 0; i < T_len; ++i) {
+    T* oi = o + i * ldo;
+    for (int64_t d = 0; d < D; ++d) oi[d] = 0;
+    for (int64_t j = 0; j <= i; ++j) {
+      const T pij = p[i * T_len + j];
+      const T* vj = v + j * ld;
+      for (int64_t d = 0; d < D; ++d) oi[d] += pij * vj[d];
+    }
+  }
+}
+
+// a_i += sum over j <= i of w[i][j] b_j (dQ += dS K).
+template <typename T>
+void short_add_rows(const T* w, const T* b, int64_t T_len, int64_t D, int64_t ld, T* a) {
+  for (int64_t i = 0; i < T_len; ++i) {
+    T* ai = a + i * ld;
+    for (int64_t j = 0; j <= i; ++j) {
+      const T wij = w[i * T_len + j];
+      const T* bj = b + j * ld;
+      for (int64_t d = 0; d < D; ++d) ai[d] += wij * bj[d];
+    }
+  }
+}
+
+// a_j += sum over i >= j of w[i][j] b_i (dK += dS^T Q, dV += P^T dO; b's
+// rows ldb apart).
+template <typename T>
+void short_add_rows_t(const T* w, const T* b, int64_t ldb, int64_t T_len, int64_t D, int64_t ld,
+                      T* a) {
+  for (int64_t j = 0; j < T_len; ++j) {
+    T* aj = a + j * ld;
+    for (int64_t i = j; i < T_len; ++i) {
+      const T wij = w[i * T_len + j];
+      const T* bi = b + i * ldb;
+      for (int64_t d = 0; d < D; ++d) aj[d] += wij * bi[d];
+    }
+  }
+}
 
 // C (M, N, row stride ldc) = alpha op(A) op(B) + beta C, row-major.
 void blas_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
@@ -78,8 +132,7 @@ void pair_probs(const ConstStrided<T>& q, const ConstStrided<T>& k, int64_t T_le
     blas_gemm(false, true, T_len, T_len, q.cols(), scale, q.data(), q.outerStride(), k.data(),
               k.outerStride(), T(0), probs, T_len);
   } else {
-    Eigen::Map<RowMatrix<T>> p(probs, T_len, T_len);
-    p.noalias() = (q * k.transpose()) * scale;
+    short_scores(q.data(), k.data(), q.outerStride(), T_len, q.cols(), scale, probs);
   }
   for (int64_t i = 0; i < T_len; ++i) {
     T* row = probs + i * T_len;
@@ -141,8 +194,7 @@ void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, 
       if (T_len >= kBlasMinT) {
         blas_gemm(false, false, T_len, D, T_len, T(1), p, T_len, v.data(), stride, T(0), o_pair, C);
       } else {
-        Strided<T> o(o_pair, T_len, D, Eigen::OuterStride<>(C));
-        o.noalias() = Eigen::Map<const RowMatrix<T>>(p, T_len, T_len) * v;
+        short_pv(p, v.data(), stride, T_len, D, o_pair, C);
       }
     }
   });
@@ -151,8 +203,9 @@ void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, 
 template <typename T>
 void backward_impl(const T* qkv, const T* slopes, const T* scores, const T* probs, const T* d_out,
                    int64_t B, int64_t T_len, int64_t C, int64_t H, const ScoreSpline<T>& g,
-                   T* d_qkv, T* d_g_values) {
+                   T* d_qkv, T* d_g_values, bool accumulate) {
   const int64_t D = C / H, stride = 3 * C, K = g.grid.knots(), TT = T_len * T_len;
+  const T beta = accumulate ? T(1) : T(0);  // of the BLAS path's products into d_qkv
   const T scale = T(1) / std::sqrt(T(D));
   const SplineLocator<T> loc(g.grid);
   // Knot sums per pair, kept by the calling thread (grows once).
@@ -194,18 +247,23 @@ void backward_impl(const T* qkv, const T* slopes, const T* scores, const T* prob
       Eigen::Map<RowMatrix<T>> ds(pair_scratch<T>(2, TT), T_len, T_len);
 
       const bool blas = T_len >= kBlasMinT;
+      if (d_qkv && !blas && !accumulate)  // the pair's rows of dq, dk, dv: the loops add
+        for (int64_t t = 0; t < T_len; ++t)
+          for (int64_t part = 0; part < 3; ++part)
+            std::fill_n(d_qkv + offset + t * stride + part * C, D, T(0));
       if (d_qkv && blas) {
-        blas_gemm(true, false, T_len, D, T_len, T(1), probs_pair, T_len, d_o.data(), C, T(1),
+        blas_gemm(true, false, T_len, D, T_len, T(1), probs_pair, T_len, d_o.data(), C, beta,
                   d_qkv + offset + 2 * C, stride);
       } else if (d_qkv) {
-        Strided<T> dv(d_qkv + offset + 2 * C, T_len, D, Eigen::OuterStride<>(stride));
-        dv.noalias() += p.transpose() * d_o;
+        short_add_rows_t(probs_pair, d_o.data(), C, T_len, D, stride, d_qkv + offset + 2 * C);
       }
       if (blas)  // d_probs
         blas_gemm(false, true, T_len, T_len, D, T(1), d_o.data(), C, v.data(), stride, T(0),
                   ds.data(), T_len);
-      else
-        ds.noalias() = d_o * v.transpose();
+      else  // the lower triangle: the row loop below reads no more
+        for (int64_t i = 0; i < T_len; ++i)
+          for (int64_t j = 0; j <= i; ++j)
+            ds.data()[i * T_len + j] = lane_dot(d_o.data() + i * C, v.data() + j * stride, D);
       if (knot_grad) std::fill(copies.begin(), copies.end(), T(0));
       // Softmax backward row by row (gives d g(s)), through g' for the
       // score spline, then the 1/sqrt(D) of the scores. The ALiBi bias is a
@@ -213,21 +271,19 @@ void backward_impl(const T* qkv, const T* slopes, const T* scores, const T* prob
       for (int64_t i = 0; i < T_len; ++i) {
         const T* prow = p.data() + i * T_len;
         T* grow = ds.data() + i * T_len;
-        T dot = 0;
-        for (int64_t j = 0; j <= i; ++j) dot += prow[j] * grow[j];
+        const T dot = lane_dot(prow, grow, i + 1);
         if (!gv) {
           for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot) * scale;
         } else {
           // grow = d g(s); d s = g'(s) d g; the knots get d g.
           const T* srow = scores_pair + i * T_len;
           for (int64_t j = 0; j <= i; ++j) grow[j] = prow[j] * (grow[j] - dot);
-          std::fill(d_s.begin(), d_s.begin() + i + 1, T(0));
           if (g.grid.linear())
             spline_locate_range<T, true>(loc, srow, i + 1, gv, grow, d_s.data(), index.data(),
-                                         position.data());
+                                         position.data(), /*accumulate=*/false);
           else
             spline_locate_range<T, false>(loc, srow, i + 1, gv, grow, d_s.data(), index.data(),
-                                          position.data());
+                                          position.data(), /*accumulate=*/false);
           if (knot_grad)
             spline_scatter(index.data(), position.data(), grow, i + 1, K, copies.data());
           for (int64_t j = 0; j <= i; ++j) grow[j] = d_s[j] * scale;
@@ -237,15 +293,13 @@ void backward_impl(const T* qkv, const T* slopes, const T* scores, const T* prob
       if (knot_grad) spline_gather_copies(copies.data(), K, partial + pair * K);
       if (d_qkv) {  // null when only the spline needs a gradient
         if (blas) {
-          blas_gemm(false, false, T_len, D, T_len, T(1), ds.data(), T_len, k.data(), stride, T(1),
+          blas_gemm(false, false, T_len, D, T_len, T(1), ds.data(), T_len, k.data(), stride, beta,
                     d_qkv + offset, stride);
-          blas_gemm(true, false, T_len, D, T_len, T(1), ds.data(), T_len, q.data(), stride, T(1),
+          blas_gemm(true, false, T_len, D, T_len, T(1), ds.data(), T_len, q.data(), stride, beta,
                     d_qkv + offset + C, stride);
         } else {
-          Strided<T> dq(d_qkv + offset, T_len, D, Eigen::OuterStride<>(stride));
-          Strided<T> dk(d_qkv + offset + C, T_len, D, Eigen::OuterStride<>(stride));
-          dq.noalias() += ds * k;
-          dk.noalias() += ds.transpose() * q;
+          short_add_rows(ds.data(), k.data(), T_len, D, stride, d_qkv + offset);
+          short_add_rows_t(ds.data(), q.data(), stride, T_len, D, stride, d_qkv + offset + C);
         }
       }
     }
@@ -272,9 +326,9 @@ void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_
 
 template <typename T>
 void attention_backward(const T* qkv, const T* slopes, const T* probs, const T* d_out, int64_t B,
-                        int64_t T_len, int64_t C, int64_t H, T* d_qkv) {
+                        int64_t T_len, int64_t C, int64_t H, T* d_qkv, bool accumulate) {
   backward_impl(qkv, slopes, static_cast<const T*>(nullptr), probs, d_out, B, T_len, C, H,
-                ScoreSpline<T>{}, d_qkv, static_cast<T*>(nullptr));
+                ScoreSpline<T>{}, d_qkv, static_cast<T*>(nullptr), accumulate);
 }
 
 template <typename T>
@@ -289,9 +343,9 @@ template <typename T>
 void score_spline_attention_backward(const T* qkv, const T* slopes, const T* scores, const T* probs,
                                      const T* d_out, int64_t B, int64_t T_len, int64_t C, int64_t H,
                                      const T* g_values, const SplineGrid& grid, bool per_head,
-                                     T* d_qkv, T* d_g_values) {
+                                     T* d_qkv, T* d_g_values, bool accumulate) {
   backward_impl(qkv, slopes, scores, probs, d_out, B, T_len, C, H,
-                ScoreSpline<T>{g_values, grid, per_head}, d_qkv, d_g_values);
+                ScoreSpline<T>{g_values, grid, per_head}, d_qkv, d_g_values, accumulate);
 }
 
 TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_forward);

@@ -21,14 +21,15 @@
 
 #include <cstdint>
 
+#include "engine/cpu/lanes.h"
+
 namespace tapir::cpu {
 
 // The numerators of a softmax row: y[j] = exp(x[j] - m) for j < n, with m
 // the row's maximum (returned); y may be x. The exponential is Eigen's
-// vectorised one. *sum gets the sum of y in kLanes running sums over
-// j mod kLanes, added in lane order, so that it vectorises and its bits
-// depend only on n and on where x and y sit (Eigen treats an unaligned head
-// apart), never on the thread that runs it.
+// vectorised one. *sum gets the sum of y in lanes (engine/cpu/lanes.h); y's
+// bits depend only on n and on where x and y sit (Eigen treats an unaligned
+// head apart), never on the thread that runs it.
 template <typename T>
 T exp_minus_max(const T* x, int64_t n, T* y, T* sum) {
   using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
@@ -36,15 +37,7 @@ T exp_minus_max(const T* x, int64_t n, T* y, T* sum) {
   Eigen::Map<Row> out(y, n);
   const T m = in.maxCoeff();
   out = (in - m).exp();
-  constexpr int64_t kLanes = 8;
-  T lane[kLanes] = {};
-  int64_t c = 0;
-  for (; c + kLanes <= n; c += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lane[l] += y[c + l];
-  for (; c < n; ++c) lane[c % kLanes] += y[c];
-  T total = 0;
-  for (int64_t l = 0; l < kLanes; ++l) total += lane[l];
-  *sum = total;
+  *sum = lane_sum(y, n);
   return m;
 }
 

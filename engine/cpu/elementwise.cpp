@@ -22,12 +22,26 @@ void gelu_forward_range(const T* x, int64_t n, T* out) {
   Y = T(0.5) * X * (T(1) + (X * T(0.70710678118654752440)).erf());
 }
 template <typename T>
-void gelu_backward_range(const T* x, const T* d_out, int64_t n, T* d_x) {
+void gelu_backward_range(const T* x, const T* d_out, int64_t n, T* d_x, bool accumulate) {
   Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> X(x, n), G(d_out, n);
   Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> DX(d_x, n);
   const T inv_sqrt_2pi = T(0.39894228040143267794);
-  DX += G * (T(0.5) * (T(1) + (X * T(0.70710678118654752440)).erf()) +
-             X * (T(-0.5) * X.square()).exp() * inv_sqrt_2pi);
+  const auto d = G * (T(0.5) * (T(1) + (X * T(0.70710678118654752440)).erf()) +
+                      X * (T(-0.5) * X.square()).exp() * inv_sqrt_2pi);
+  if (accumulate)
+    DX += d;
+  else
+    DX = d;
+}
+
+// d_x[i] += d(i) for i in [i0, i1), or = d(i) when not accumulating: one
+// loop either way, so each vectorises.
+template <typename T, typename D>
+void store_grad(bool accumulate, int64_t i0, int64_t i1, T* d_x, D d) {
+  if (accumulate)
+    for (int64_t i = i0; i < i1; ++i) d_x[i] += d(i);
+  else
+    for (int64_t i = i0; i < i1; ++i) d_x[i] = d(i);
 }
 }  // namespace
 
@@ -147,27 +161,30 @@ void unary_forward(UnaryOp op, const T* x, int64_t n, T* out) {
 }
 
 template <typename T>
-void unary_backward(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x) {
+void unary_backward(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x,
+                    bool accumulate) {
   // One loop per op (the switch outside), so each loop vectorises.
   parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
     switch (op) {
       case UnaryOp::exp:
-        for (int64_t i = i0; i < i1; ++i) d_x[i] += out[i] * d_out[i];
+        store_grad(accumulate, i0, i1, d_x, [&](int64_t i) { return out[i] * d_out[i]; });
         break;
       case UnaryOp::log:
-        for (int64_t i = i0; i < i1; ++i) d_x[i] += d_out[i] / x[i];
+        store_grad(accumulate, i0, i1, d_x, [&](int64_t i) { return d_out[i] / x[i]; });
         break;
       case UnaryOp::tanh:
-        for (int64_t i = i0; i < i1; ++i) d_x[i] += (T(1) - out[i] * out[i]) * d_out[i];
+        store_grad(accumulate, i0, i1, d_x,
+                   [&](int64_t i) { return (T(1) - out[i] * out[i]) * d_out[i]; });
         break;
       case UnaryOp::sqrt:
-        for (int64_t i = i0; i < i1; ++i) d_x[i] += T(0.5) / out[i] * d_out[i];
+        store_grad(accumulate, i0, i1, d_x, [&](int64_t i) { return T(0.5) / out[i] * d_out[i]; });
         break;
       case UnaryOp::relu:
-        for (int64_t i = i0; i < i1; ++i) d_x[i] += x[i] > T(0) ? d_out[i] : T(0);
+        store_grad(accumulate, i0, i1, d_x,
+                   [&](int64_t i) { return x[i] > T(0) ? d_out[i] : T(0); });
         break;
       case UnaryOp::gelu:
-        gelu_backward_range(x + i0, d_out + i0, i1 - i0, d_x + i0);
+        gelu_backward_range(x + i0, d_out + i0, i1 - i0, d_x + i0, accumulate);
         break;
     }
   });

@@ -1,8 +1,10 @@
 // LayerNorm over the last axis, fused: the forward keeps each row's mean and
 // reciprocal standard deviation so the backward needs no second pass over x.
+// Every row sum runs in lanes (engine/cpu/lanes.h).
 #include <cmath>
 #include <vector>
 
+#include "engine/cpu/lanes.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
@@ -14,12 +16,9 @@ void layernorm_forward(const T* x, const T* w, const T* b, int64_t rows, int64_t
   parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const T* px = x + r * C;
-      T m = 0;
-      for (int64_t i = 0; i < C; ++i) m += px[i];
-      m /= T(C);
-      T v = 0;
-      for (int64_t i = 0; i < C; ++i) v += (px[i] - m) * (px[i] - m);
-      v /= T(C);  // biased variance, as in the usual definition
+      const T m = lane_sum(px, C) / T(C);
+      // The biased variance, as in the usual definition.
+      const T v = lane_sum<T>(C, [&](int64_t i) { return (px[i] - m) * (px[i] - m); }) / T(C);
       const T s = T(1) / std::sqrt(v + eps);
       T* py = y + r * C;
       for (int64_t i = 0; i < C; ++i) py[i] = (px[i] - m) * s * w[i] + (b ? b[i] : T(0));
@@ -34,24 +33,23 @@ void layernorm_forward(const T* x, const T* w, const T* b, int64_t rows, int64_t
 //   d_w = sum over rows of d_y * xhat,  d_b = sum over rows of d_y.
 template <typename T>
 void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, const T* d_y,
-                        int64_t rows, int64_t C, T* d_x, T* d_w, T* d_b) {
+                        int64_t rows, int64_t C, T* d_x, T* d_w, T* d_b, bool accumulate_x) {
   if (d_x) {
     parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const T* px = x + r * C;
         const T* g = d_y + r * C;
         const T m = mean[r], s = rstd[r];
-        T g_mean = 0, gx_mean = 0;
-        for (int64_t i = 0; i < C; ++i) {
-          const T gi = g[i] * w[i];
-          g_mean += gi;
-          gx_mean += gi * (px[i] - m) * s;
-        }
-        g_mean /= T(C);
-        gx_mean /= T(C);
+        const T g_mean = lane_sum<T>(C, [&](int64_t i) { return g[i] * w[i]; }) / T(C);
+        const T gx_mean =
+            lane_sum<T>(C, [&](int64_t i) { return g[i] * w[i] * (px[i] - m) * s; }) / T(C);
         T* gx = d_x + r * C;
-        for (int64_t i = 0; i < C; ++i)
-          gx[i] += s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
+        if (accumulate_x)
+          for (int64_t i = 0; i < C; ++i)
+            gx[i] += s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
+        else
+          for (int64_t i = 0; i < C; ++i)
+            gx[i] = s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
       }
     });
   }

@@ -39,8 +39,7 @@ void softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x)
     for (int64_t r = r0; r < r1; ++r) {
       const T* py = y + r * n;
       const T* g = d_y + r * n;
-      T dot = 0;
-      for (int64_t i = 0; i < n; ++i) dot += g[i] * py[i];
+      const T dot = lane_dot(g, py, n);
       T* gx = d_x + r * n;
       for (int64_t i = 0; i < n; ++i) gx[i] += py[i] * (g[i] - dot);
     }
@@ -67,8 +66,7 @@ void log_softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* 
   parallel_for(rows, kRowGrain, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const T* g = d_y + r * n;
-      T total = 0;
-      for (int64_t i = 0; i < n; ++i) total += g[i];
+      const T total = lane_sum(g, n);
       for (int64_t i = 0; i < n; ++i) d_x[r * n + i] += g[i] - std::exp(y[r * n + i]) * total;
     }
   });

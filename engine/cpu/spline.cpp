@@ -23,11 +23,12 @@ namespace {
 // entries, copies kSplineCopies * K.
 template <typename T>
 void backward_chunk(const SplineLocator<T>& loc, const T* x, int64_t n, const T* values, int64_t K,
-                    const T* d_out, T* d_x, T* partial, int32_t* index, T* position, T* copies) {
+                    const T* d_out, T* d_x, bool accumulate_x, T* partial, int32_t* index,
+                    T* position, T* copies) {
   if (loc.linear)
-    spline_locate_range<T, true>(loc, x, n, values, d_out, d_x, index, position);
+    spline_locate_range<T, true>(loc, x, n, values, d_out, d_x, index, position, accumulate_x);
   else
-    spline_locate_range<T, false>(loc, x, n, values, d_out, d_x, index, position);
+    spline_locate_range<T, false>(loc, x, n, values, d_out, d_x, index, position, accumulate_x);
   if (!partial) return;
   for (int64_t j = 0; j < kSplineCopies * K; ++j) copies[j] = T(0);
   spline_scatter(index, position, d_out, n, K, copies);
@@ -49,7 +50,7 @@ void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& gr
 
 template <typename T>
 void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& grid, const T* d_out,
-                     T* d_x, T* d_values) {
+                     T* d_x, T* d_values, bool accumulate_x) {
   if (n <= 0 || (!d_x && !d_values)) return;
   const SplineLocator<T> loc(grid);
   const int64_t K = grid.knots();
@@ -68,8 +69,8 @@ void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& g
       const int64_t begin = c * kSplineChunk;
       const int64_t len = n - begin < kSplineChunk ? n - begin : kSplineChunk;
       backward_chunk(loc, x + begin, len, values, K, d_out + begin, d_x ? d_x + begin : nullptr,
-                     d_values ? partial + c * K : nullptr, index.data(), position.data(),
-                     copies.data());
+                     accumulate_x, d_values ? partial + c * K : nullptr, index.data(),
+                     position.data(), copies.data());
     }
   });
   if (!d_values) return;

@@ -84,23 +84,27 @@ inline void spline_values_range(const SplineLocator<T> loc, const T* __restrict 
 }
 
 // Intervals and positions of n elements, and d_x += f'(x) d_out (d_x may be
-// null).
+// null; with accumulate false, d_x = f'(x) d_out, its old contents unread).
 template <typename T, bool Linear>
 inline void spline_locate_range(const SplineLocator<T> loc, const T* __restrict x, int64_t n,
                                 const T* __restrict values, const T* __restrict d_out,
                                 T* __restrict d_x, int32_t* __restrict index,
-                                T* __restrict position) {
+                                T* __restrict position, bool accumulate = true) {
   for (int64_t i = 0; i < n; ++i) {
     const int32_t k = loc.interval(loc.units(x[i]));
     index[i] = k;
     position[i] = loc.template position<Linear>(x[i], k);
   }
   if (!d_x) return;
-  for (int64_t i = 0; i < n; ++i) {
+  const auto d = [&](int64_t i) {
     const int32_t k = index[i];
-    d_x[i] +=
-        loc.template slope_scale<Linear>(loc.units(x[i])) * (values[k + 1] - values[k]) * d_out[i];
-  }
+    return loc.template slope_scale<Linear>(loc.units(x[i])) * (values[k + 1] - values[k]) *
+           d_out[i];
+  };
+  if (accumulate)
+    for (int64_t i = 0; i < n; ++i) d_x[i] += d(i);
+  else
+    for (int64_t i = 0; i < n; ++i) d_x[i] = d(i);
 }
 
 // The knot sums of n located elements with weights d_out: knot k of an

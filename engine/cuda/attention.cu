@@ -210,15 +210,16 @@ void forward_impl(const T* qkv, const Dims& d, const T* slopes, const ScoreSplin
 
 template <typename T>
 void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out, const Dims& d,
-                   const ScoreSpline<T>& g, T* d_qkv, T* d_g_values) {
+                   const ScoreSpline<T>& g, T* d_qkv, T* d_g_values, bool accumulate) {
   const bool knot_grad = g.values && d_g_values;
+  const T beta = accumulate ? T(1) : T(0);  // into d_qkv (cuBLAS reads no C at 0)
   if (d.B * d.T * d.C == 0 || (!d_qkv && !knot_grad)) return;
   const T scale = T(1) / std::sqrt(T(d.D));
   const int64_t entries = d.B * d.H * d.T * d.T;
   const PairMatrix<const T> q = in_qkv(qkv, d, 0), k = in_qkv(qkv, d, 1), v = in_qkv(qkv, d, 2),
                             p = in_pairs(probs, d), go = in_out(d_out, d);
   if (d_qkv)  // d_v += p^T d_out
-    pair_products<T>(d, true, false, d.T, d.D, d.T, T(1), p, go, T(1), in_qkv(d_qkv, d, 2));
+    pair_products<T>(d, true, false, d.T, d.D, d.T, T(1), p, go, beta, in_qkv(d_qkv, d, 2));
   Scratch<T> ds(entries), dg(knot_grad ? entries : 0);
   // d_p = d_out v^T, then d_s in place
   pair_products<T>(d, false, true, d.T, d.T, d.D, T(1), go, v, T(0), in_pairs(ds.get(), d));
@@ -228,8 +229,8 @@ void backward_impl(const T* qkv, const T* scores, const T* probs, const T* d_out
   if (d_qkv) {
     const PairMatrix<const T> s = in_pairs<const T>(ds.get(), d);
     // d_q += d_s k, d_k += d_s^T q
-    pair_products<T>(d, false, false, d.T, d.D, d.T, T(1), s, k, T(1), in_qkv(d_qkv, d, 0));
-    pair_products<T>(d, true, false, d.T, d.D, d.T, T(1), s, q, T(1), in_qkv(d_qkv, d, 1));
+    pair_products<T>(d, false, false, d.T, d.D, d.T, T(1), s, k, beta, in_qkv(d_qkv, d, 0));
+    pair_products<T>(d, true, false, d.T, d.D, d.T, T(1), s, q, beta, in_qkv(d_qkv, d, 1));
   }
   if (!knot_grad) return;
   Scratch<T> partial(d.B * d.H * g.K);
@@ -272,11 +273,11 @@ void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_
 
 template <typename T>
 void attention_backward(const T* qkv, const T*, const T* probs, const T* d_out, int64_t B,
-                        int64_t T_len, int64_t C, int64_t H, T* d_qkv) {
+                        int64_t T_len, int64_t C, int64_t H, T* d_qkv, bool accumulate) {
   check_kept<T>(probs, "cuda::attention_backward");
   backward_impl(qkv, static_cast<const T*>(nullptr), probs, d_out,
                 dims<T>(B, T_len, C, H, "cuda::attention_backward"), ScoreSpline<T>{}, d_qkv,
-                static_cast<T*>(nullptr));
+                static_cast<T*>(nullptr), accumulate);
 }
 
 template <typename T>
@@ -294,12 +295,12 @@ template <typename T>
 void score_spline_attention_backward(const T* qkv, const T*, const T* scores, const T* probs,
                                      const T* d_out, int64_t B, int64_t T_len, int64_t C, int64_t H,
                                      const T* g_values, const SplineGrid& grid, bool per_head,
-                                     T* d_qkv, T* d_g_values) {
+                                     T* d_qkv, T* d_g_values, bool accumulate) {
   const char* who = "cuda::score_spline_attention_backward";
   check_kept<T>(probs, who);
   check_kept<T>(scores, who);
   backward_impl(qkv, scores, probs, d_out, dims<T>(B, T_len, C, H, who),
-                score_spline(g_values, grid, per_head, who), d_qkv, d_g_values);
+                score_spline(g_values, grid, per_head, who), d_qkv, d_g_values, accumulate);
 }
 
 TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_forward);

@@ -118,7 +118,8 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    unary_backward_kernel(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x) {
+    unary_backward_kernel(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x,
+                          bool accumulate) {
   TAPIR_GRID_STRIDE(i, n) {
     const T g = d_out[i];
     T d = T(0);
@@ -142,7 +143,7 @@ __global__ void __launch_bounds__(kThreads)
         d = g * gelu_grad(x[i]);
         break;
     }
-    d_x[i] += d;
+    d_x[i] = accumulate ? d_x[i] + d : d;
   }
 }
 
@@ -230,9 +231,11 @@ void unary_forward(UnaryOp op, const T* x, int64_t n, T* out) {
 }
 
 template <typename T>
-void unary_backward(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x) {
+void unary_backward(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x,
+                    bool accumulate) {
   if (n <= 0 || !d_x) return;
-  unary_backward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(op, x, out, d_out, n, d_x);
+  unary_backward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(op, x, out, d_out, n, d_x,
+                                                                accumulate);
   TAPIR_LAUNCH_CHECK("unary_backward_kernel");
 }
 

@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
 template <typename T>
 __global__ void __launch_bounds__(kMaxRowThreads)
     layernorm_backward_kernel(const T* x, const T* w, const T* mean, const T* rstd, const T* d_y,
-                              int64_t rows, int64_t C, T* d_x) {
+                              int64_t rows, int64_t C, T* d_x, bool accumulate) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* px = x + r * C;
@@ -51,8 +51,10 @@ __global__ void __launch_bounds__(kMaxRowThreads)
     const T g_mean = block_sum(g_sum, shared) / T(C);
     const T gx_mean = block_sum(gx_sum, shared) / T(C);
     T* gx = d_x + r * C;
-    for (int64_t i = threadIdx.x; i < C; i += blockDim.x)
-      gx[i] += s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
+    for (int64_t i = threadIdx.x; i < C; i += blockDim.x) {
+      const T d = s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
+      gx[i] = accumulate ? gx[i] + d : d;
+    }
   }
 }
 
@@ -84,11 +86,11 @@ void layernorm_forward(const T* x, const T* w, const T* b, int64_t rows, int64_t
 
 template <typename T>
 void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, const T* d_y,
-                        int64_t rows, int64_t C, T* d_x, T* d_w, T* d_b) {
+                        int64_t rows, int64_t C, T* d_x, T* d_w, T* d_b, bool accumulate_x) {
   if (rows <= 0 || C <= 0) return;
   if (d_x) {
-    layernorm_backward_kernel<<<grid_rows(rows), row_threads(C), 0, stream()>>>(x, w, mean, rstd,
-                                                                                d_y, rows, C, d_x);
+    layernorm_backward_kernel<<<grid_rows(rows), row_threads(C), 0, stream()>>>(
+        x, w, mean, rstd, d_y, rows, C, d_x, accumulate_x);
     TAPIR_LAUNCH_CHECK("layernorm_backward_kernel");
   }
   if (d_w) column_sums<T>(WeightTerm<T>{x, mean, rstd, d_y, C}, AddInto<T>{d_w, C}, 1, rows, C);

@@ -27,7 +27,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
 template <typename T>
 __global__ void __launch_bounds__(kMaxRowThreads)
     rmsnorm_backward_kernel(const T* x, const T* w, const T* rstd, const T* d_y, int64_t rows,
-                            int64_t C, T* d_x) {
+                            int64_t C, T* d_x, bool accumulate) {
   __shared__ T shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* px = x + r * C;
@@ -38,8 +38,10 @@ __global__ void __launch_bounds__(kMaxRowThreads)
       gx_sum += g[i] * (w ? w[i] : T(1)) * px[i] * s;
     const T gx_mean = block_sum(gx_sum, shared) / T(C);
     T* gx = d_x + r * C;
-    for (int64_t i = threadIdx.x; i < C; i += blockDim.x)
-      gx[i] += s * (g[i] * (w ? w[i] : T(1)) - px[i] * s * gx_mean);
+    for (int64_t i = threadIdx.x; i < C; i += blockDim.x) {
+      const T d = s * (g[i] * (w ? w[i] : T(1)) - px[i] * s * gx_mean);
+      gx[i] = accumulate ? gx[i] + d : d;
+    }
   }
 }
 
@@ -64,11 +66,11 @@ void rmsnorm_forward(const T* x, const T* w, int64_t rows, int64_t C, T eps, T* 
 
 template <typename T>
 void rmsnorm_backward(const T* x, const T* w, const T* rstd, const T* d_y, int64_t rows, int64_t C,
-                      T* d_x, T* d_w) {
+                      T* d_x, T* d_w, bool accumulate_x) {
   if (rows <= 0 || C <= 0) return;
   if (d_x) {
     rmsnorm_backward_kernel<<<grid_rows(rows), row_threads(C), 0, stream()>>>(x, w, rstd, d_y, rows,
-                                                                              C, d_x);
+                                                                              C, d_x, accumulate_x);
     TAPIR_LAUNCH_CHECK("rmsnorm_backward_kernel");
   }
   if (d_w) column_sums<T>(WeightTerm<T>{x, rstd, d_y, C}, AddInto<T>{d_w, C}, 1, rows, C);

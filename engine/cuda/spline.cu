@@ -21,11 +21,12 @@ __global__ void __launch_bounds__(kThreads)
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     spline_dx_kernel(const T* x, int64_t n, const T* values, DeviceSpline<T> sp, const T* d_out,
-                     T* d_x) {
+                     T* d_x, bool accumulate) {
   TAPIR_GRID_STRIDE(i, n) {
     const T u = sp.units(x[i]);
     const int32_t k = sp.interval(u);
-    d_x[i] += sp.slope_scale(u) * (values[k + 1] - values[k]) * d_out[i];
+    const T d = sp.slope_scale(u) * (values[k + 1] - values[k]) * d_out[i];
+    d_x[i] = accumulate ? d_x[i] + d : d;
   }
 }
 
@@ -68,11 +69,12 @@ void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& gr
 
 template <typename T>
 void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& grid, const T* d_out,
-                     T* d_x, T* d_values) {
+                     T* d_x, T* d_values, bool accumulate_x) {
   if (n <= 0 || (!d_x && !d_values)) return;
   const DeviceSpline<T> sp = DeviceSpline<T>::make(grid);
   if (d_x) {
-    spline_dx_kernel<<<grid_for(n), kThreads, 0, stream()>>>(x, n, values, sp, d_out, d_x);
+    spline_dx_kernel<<<grid_for(n), kThreads, 0, stream()>>>(x, n, values, sp, d_out, d_x,
+                                                             accumulate_x);
     TAPIR_LAUNCH_CHECK("spline_dx_kernel");
   }
   if (!d_values) return;
