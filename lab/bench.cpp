@@ -15,6 +15,7 @@
 #include "engine/threads.h"
 #include "lab/bench_search.h"
 #include "optim/optimizer.h"
+#include "optim/search.h"
 #include "optim/trainer.h"
 
 namespace tapir {
@@ -25,17 +26,22 @@ struct BenchConfig {
   const char* name;
   int64_t vocab, context, batch, width, heads, layers;
 };
-// The last is the main job's model (scripts/main.sh): real training steps
-// of modadd p = 47, batches sampled from the task (its vocabulary and
-// length come from the task).
+// main is the main job's model (scripts/main.sh): real training steps of
+// modadd p = 47, batches sampled from the task (its vocabulary and length
+// come from the task). search is the main job's Stage I step on that model
+// (lab/bench_search.h): its 4 models, each a D_arch pass and a training
+// step, concurrently on the threads.
 constexpr BenchConfig kConfigs[] = {
-    {"tiny", 99, 4, 512, 128, 4, 2},
-    {"small", 128, 64, 64, 128, 4, 2},
-    {"lm", 96, 256, 16, 256, 8, 4},
-    {"main", 0, 0, 256, 64, 4, 1},
+    {"tiny", 99, 4, 512, 128, 4, 2}, {"small", 128, 64, 64, 128, 4, 2},
+    {"lm", 96, 256, 16, 256, 8, 4},  {"main", 0, 0, 256, 64, 4, 1},
+    {"search", 0, 0, 256, 64, 4, 1},
 };
+constexpr int kMainSearchModels = 4;  // scripts/main.sh: --models 4
 bool is_main(const BenchConfig& bc) {
   return std::string(bc.name) == "main";
+}
+bool is_search(const BenchConfig& bc) {
+  return std::string(bc.name) == "search";
 }
 
 // The seconds of `reps` calls of fn, after two untimed ones: the median.
@@ -74,6 +80,7 @@ struct BenchRun {
   std::unique_ptr<Transformer> model;
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<Search> search;
   std::vector<double> times;
   double gemm_seconds = 0, gemm_flops = 0;
 };
@@ -156,6 +163,31 @@ std::unique_ptr<BenchRun> make_main_run(const BenchConfig& bc, MlpAct mlp_act, A
   return run;
 }
 
+// The main job's Stage I step (the spline is what a search learns; attn as
+// given). Per model a D_arch pass (forward and the inputs' gradients: the
+// weights are frozen there) and a training step, each on a batch of 256;
+// on cuda the models step one after the other.
+std::unique_ptr<BenchRun> make_search_run(AttentionKind attn, Device device, int64_t steps) {
+  SearchConfig c = main_search_config(kMainSearchModels, steps);
+  c.base.model.attn = attn;
+  c.base.device = device;
+  auto run = std::make_unique<BenchRun>();
+  run->variant = variant_name(MlpAct::spline, attn);
+  run->search = std::make_unique<Search>(c, "");
+  const SearchConfig r = c.resolved();
+  const Trainer one(r.base, "");  // a model as the search builds them: its shape and length
+  const ModelConfig& model = one.config().model;
+  const int64_t T = one.task().max_length();
+  const double train_tokens = double(r.base.batch * T), arch_tokens = double(r.arch_batch * T);
+  run->tokens = static_cast<int64_t>(r.models * (train_tokens + arch_tokens));
+  run->flops_per_token = (train_tokens * model_flops_per_token(model, T) +
+                          arch_tokens * model_flops_per_token_frozen(model, T)) /
+                         (train_tokens + arch_tokens);
+  Search* s = run->search.get();
+  run->step = [s] { s->step(); };
+  return run;
+}
+
 // One training step, timed; recorded unless it is a warm-up step.
 void time_step(BenchRun& run, Device device, bool record) {
   kernel_profile() = {};
@@ -217,13 +249,18 @@ BenchResult bench_result(const BenchConfig& bc, BenchRun& run, double peak_gflop
 std::vector<BenchResult> bench_config(const BenchConfig& bc, const BenchOptions& o,
                                       double peak_gflops) {
   std::vector<std::unique_ptr<BenchRun>> runs;
-  FixedBatch batch;
-  if (!is_main(bc)) batch = fixed_batch(bc, o.device);
-  for (MlpAct act : o.mlp_acts)
+  if (is_search(bc))  // one variant per attention: a search learns the MLP's spline
     for (AttentionKind attn : o.attns)
+      runs.push_back(make_search_run(attn, o.device, o.warmup + o.steps + 1));
+  FixedBatch batch;
+  if (!is_main(bc) && !is_search(bc)) batch = fixed_batch(bc, o.device);
+  for (MlpAct act : o.mlp_acts)
+    for (AttentionKind attn : o.attns) {
+      if (is_search(bc)) continue;
       runs.push_back(is_main(bc) ? make_main_run(bc, act, attn, o.device, num_threads())
                                  : make_run(bc, act, attn, o.device, batch.tokens.view(),
                                             batch.targets.view()));
+    }
   for (int i = 0; i < o.warmup + o.steps; ++i)
     for (auto& run : runs) time_step(*run, o.device, i >= o.warmup);
   std::vector<BenchResult> results;

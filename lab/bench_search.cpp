@@ -39,7 +39,7 @@ bool same_bits(const std::vector<Parameter*>& a, const std::vector<Parameter*>& 
 
 }  // namespace
 
-double bench_search(int models, int warmup, int steps) {
+SearchConfig main_search_config(int models, int64_t steps) {
   TrainConfig base;
   base.task = "modadd";
   base.task_options.set("p", "47");
@@ -49,14 +49,20 @@ double bench_search(int models, int warmup, int steps) {
   base.batch = 256;
   base.schedule.base_lr = 3e-3;
   base.optimizer.weight_decay = 1.0;
-  base.steps = warmup + steps + 1;
+  base.steps = steps;
   base.eval_every = base.steps;  // no evaluation inside the timed steps
   base.threads = num_threads();
-  SearchConfig one;
-  one.base = base;
-  one.models = 1;
+  SearchConfig c;
+  c.base = base;
+  c.models = models;
+  return c;
+}
+
+double bench_search(int models, int warmup, int steps) {
+  const SearchConfig one = main_search_config(1, warmup + steps + 1);
   SearchConfig many = one;
   many.models = models;
+  const TrainConfig& base = one.base;
   Trainer plain(base, "");
   Search single(one, ""), in_turn(many, ""), together(many, "");
   single.set_concurrent(false);

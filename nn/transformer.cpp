@@ -10,13 +10,28 @@ namespace tapir {
 
 // --- config ----------------------------------------------------------------------
 
-double model_flops_per_token(const ModelConfig& c, int64_t T) {
+namespace {
+
+// N: the weights a token meets in a matrix product. Per block: Q, K, V and
+// the output projection (4 C^2), the MLP's two matrices (2 r C^2); the head.
+double product_weights(const ModelConfig& c) {
   const double C = double(c.width), L = double(c.layers);
   const double out = double(c.input == ModelInput::frames ? c.frame_dim : c.vocab);
-  // Per block: Q, K, V and the output projection (4 C^2), the MLP's two
-  // matrices (2 r C^2).
-  const double weights = L * (4.0 + 2.0 * double(c.mlp_ratio)) * C * C + C * out;
-  return 6.0 * weights + 12.0 * L * double(T) * C;
+  return L * (4.0 + 2.0 * double(c.mlp_ratio)) * C * C + C * out;
+}
+
+double attention_flops(const ModelConfig& c, int64_t T) {
+  return 12.0 * double(c.layers) * double(T) * double(c.width);
+}
+
+}  // namespace
+
+double model_flops_per_token(const ModelConfig& c, int64_t T) {
+  return 6.0 * product_weights(c) + attention_flops(c, T);
+}
+
+double model_flops_per_token_frozen(const ModelConfig& c, int64_t T) {
+  return 4.0 * product_weights(c) + attention_flops(c, T);
 }
 
 void ModelConfig::validate() const {

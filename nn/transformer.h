@@ -213,6 +213,9 @@ using EmbeddingHook = std::function<Tensor(Tensor h0)>;
 // backward). The same count for every MLP activation and attention kernel,
 // so a slower kernel shows as a lower MFU.
 double model_flops_per_token(const ModelConfig& c, int64_t T);
+// The same for a step that needs no weight gradients (a search's D_arch
+// pass: forward and the inputs' gradients): 4 N + 12 L T C per token.
+double model_flops_per_token_frozen(const ModelConfig& c, int64_t T);
 
 class Transformer : public Module {
  public:

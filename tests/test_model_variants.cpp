@@ -182,3 +182,16 @@ TEST_CASE("model config: JSON round trip of the new fields, and older configs st
   CHECK(loaded.mlp_spline.grid.knots() == 121);
   CHECK(loaded.attn_spline.init == "identity");
 }
+
+TEST_CASE("model FLOPs per token: 6 N + 12 L T C, and 4 N + 12 L T C without weight gradients") {
+  ModelConfig c;
+  c.vocab = 99;
+  c.width = 128;
+  c.layers = 2;
+  c.mlp_ratio = 4;
+  // tiny of `tapir bench`: N = 2 (4 + 8) 128^2 + 128 x 99 = 405,888 weights.
+  const double N = 405888.0, attention = 12.0 * 2 * 4 * 128;
+  CHECK(model_flops_per_token(c, 4) == doctest::Approx(6 * N + attention));
+  CHECK(model_flops_per_token(c, 4) == doctest::Approx(2.448e6).epsilon(1e-3));  // the docs' 2.45
+  CHECK(model_flops_per_token_frozen(c, 4) == doctest::Approx(4 * N + attention));
+}

@@ -11,7 +11,8 @@ Command add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time training steps of the benchmark configurations");
   auto o = std::make_shared<BenchOptions>();
   cmd->add_option("--config", o->configs,
-                  "Configurations: tiny, small, lm, main (the main job's model)")
+                  "Configurations: tiny, small, lm, main (the main job's model), search (the main "
+                  "job's Stage I step)")
       ->check(CLI::IsMember(bench_config_names()))
       ->capture_default_str();
   add_names_option(*cmd, "--mlp-act", o->mlp_acts, "MLP activations to compare");
