@@ -1,10 +1,12 @@
 // Optimizer update kernels: fused SGD and Adam steps on f32 parameters, and the
-// deterministic sum of squares behind gradient-norm clipping. Called by optim/.
+// deterministic sum of squares behind gradient-norm clipping (each block's
+// sum in lanes: engine/cpu/lanes.h). Called by optim/.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "base/error.h"
+#include "engine/cpu/lanes.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
@@ -72,13 +74,12 @@ double sum_of_squares(const float* g, int64_t n) {
   double* out = partial.data();
   parallel_for(blocks, 4, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
-      const int64_t end = std::min(n, (b + 1) * kSumBlock);
-      double s = 0.0;
-      for (int64_t i = b * kSumBlock; i < end; ++i) {
-        const double x = g[i];
-        s += x * x;
-      }
-      out[b] = s;
+      const float* block = g + b * kSumBlock;
+      const int64_t len = std::min(n, (b + 1) * kSumBlock) - b * kSumBlock;
+      out[b] = lane_sum<double>(len, [block](int64_t i) {
+        const double x = block[i];
+        return x * x;
+      });
     }
   });
   double total = 0.0;
