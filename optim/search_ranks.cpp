@@ -1,27 +1,11 @@
 // The exchanges between the ranks of a search (optim/search_ranks.h).
 #include "optim/search_ranks.h"
 
-#include <cstring>
-
 #include "engine/dist.h"
 
 namespace tapir {
 
 namespace {
-
-template <typename T>
-void put(std::string& out, const T* values, size_t n) {
-  out.append(reinterpret_cast<const char*>(values), n * sizeof(T));
-}
-
-// Reads n values of T from `in` at `at`; fails on a short message.
-template <typename T>
-void take(const std::string& in, size_t& at, T* values, size_t n) {
-  TAPIR_CHECK(at + n * sizeof(T) <= in.size(), "search: a rank sent a short message (", in.size(),
-              " bytes)");
-  std::memcpy(values, in.data() + at, n * sizeof(T));
-  at += n * sizeof(T);
-}
 
 bool mine(int m) {
   return dist::owner(m) == dist::rank();
@@ -34,8 +18,8 @@ void share_arch_gradients(const std::vector<int>& models, std::vector<double>& l
   std::string out;
   for (int m : models) {
     if (!mine(m)) continue;
-    put(out, &losses[static_cast<size_t>(m)], 1);
-    for (const std::vector<float>& g : functions.gradient(m)) put(out, g.data(), g.size());
+    dist::put(out, &losses[static_cast<size_t>(m)], 1);
+    for (const std::vector<float>& g : functions.gradient(m)) dist::put(out, g.data(), g.size());
   }
   const std::vector<std::string> all = dist::all_gather(out);
   const std::vector<Parameter*> shared = functions.parameters();
@@ -44,12 +28,12 @@ void share_arch_gradients(const std::vector<int>& models, std::vector<double>& l
     const int r = dist::owner(m);
     if (r == dist::rank()) continue;
     const std::string& in = all[static_cast<size_t>(r)];
-    take(in, at[static_cast<size_t>(r)], &losses[static_cast<size_t>(m)], 1);
+    dist::take(in, at[static_cast<size_t>(r)], &losses[static_cast<size_t>(m)], 1);
     ArchGradient& grad = functions.gradient(m);
     grad.resize(shared.size());
     for (size_t k = 0; k < shared.size(); ++k) {
       grad[k].resize(static_cast<size_t>(shared[k]->tensor().numel()));
-      take(in, at[static_cast<size_t>(r)], grad[k].data(), grad[k].size());
+      dist::take(in, at[static_cast<size_t>(r)], grad[k].data(), grad[k].size());
     }
   }
 }
@@ -57,14 +41,14 @@ void share_arch_gradients(const std::vector<int>& models, std::vector<double>& l
 void share_values(const std::vector<int>& models, std::vector<double>& values) {
   std::string out;
   for (int m : models)
-    if (mine(m)) put(out, &values[static_cast<size_t>(m)], 1);
+    if (mine(m)) dist::put(out, &values[static_cast<size_t>(m)], 1);
   const std::vector<std::string> all = dist::all_gather(out);
   std::vector<size_t> at(all.size(), 0);
   for (int m : models) {
     const int r = dist::owner(m);
     if (r != dist::rank())
-      take(all[static_cast<size_t>(r)], at[static_cast<size_t>(r)], &values[static_cast<size_t>(m)],
-           1);
+      dist::take(all[static_cast<size_t>(r)], at[static_cast<size_t>(r)],
+                 &values[static_cast<size_t>(m)], 1);
   }
 }
 

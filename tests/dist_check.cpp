@@ -1,8 +1,9 @@
 // engine/dist.h, run as one process (rank 0 of 1) and under
 // `mpirun -np 2` (tests/CMakeLists.txt registers both): rank order of
 // all_gather, sums added in rank order, check_same, the owner of each item,
-// and the rows a data-parallel rank takes (optim/data_parallel.h). Its own
-// main: MPI starts before the tests and ends after them.
+// messages put and taken, and the rows a data-parallel rank takes
+// (optim/data_parallel.h). Its own main: MPI starts before the tests and
+// ends after them.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -75,6 +76,24 @@ TEST_CASE("data-parallel ranks take their rows of the batch and their share of i
   double total = share;
   dist::sum_in_rank_order(&total, 1);
   CHECK(total == doctest::Approx(1.0));
+}
+
+TEST_CASE("put and take read back values in order and refuse a short message") {
+  std::string message;
+  const int64_t count = 3;
+  const double values[3] = {0.1, -2.5, 1e300};
+  dist::put(message, &count, 1);
+  dist::put(message, values, 3);
+  size_t at = 0;
+  int64_t count_back = 0;
+  double values_back[3] = {};
+  dist::take(message, at, &count_back, 1);
+  dist::take(message, at, values_back, 3);
+  CHECK(count_back == 3);
+  for (int i = 0; i < 3; ++i) CHECK(values_back[i] == values[i]);
+  CHECK(at == message.size());
+  CHECK_THROWS_WITH_AS(dist::take(message, at, values_back, 1),
+                       doctest::Contains("a rank sent a short message"), Error);
 }
 
 int main(int argc, char** argv) {
