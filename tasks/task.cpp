@@ -52,6 +52,7 @@ void Batch::reset_frames(int64_t batch, int64_t length, int64_t frame_dim) {
 void EvalTally::add(const Tally& one, int32_t group) {
   all.add(one);
   if (group >= 0) by_group[group].add(one);
+  if (keep_units) units.push_back({one, group});
 }
 
 void Task::score(const Batch& batch, const float* logits, const float* losses,
