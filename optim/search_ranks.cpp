@@ -52,9 +52,8 @@ void share_values(const std::vector<int>& models, std::vector<double>& values) {
   }
 }
 
-void gather_models_to_root(int models, const AddModelState& add, const RestoreModelState& restore) {
-  // Each rank's models (rank 0 sends none: its own are current), as the
-  // resume file holds them.
+GatheredModels gather_models_to_root(int models, const AddModelState& add) {
+  // Rank 0 sends none: it writes its own models as they are.
   std::string out;
   if (!dist::is_root()) {
     HostBytes host;
@@ -64,14 +63,22 @@ void gather_models_to_root(int models, const AddModelState& add, const RestoreMo
       if (mine(m)) add(m, host, writes, meta);
     out = encode_safetensors(writes, meta);
   }
-  const std::vector<std::string> all = dist::all_gather(out);
-  if (!dist::is_root()) return;
-  for (int r = 1; r < dist::size(); ++r) {
-    const std::string label = "search: the models of rank " + std::to_string(r);
-    const SafeTensorsFile file = SafeTensorsFile::parse(all[static_cast<size_t>(r)], label);
-    for (int m = 0; m < models; ++m)
-      if (dist::owner(m) == r) restore(m, file, label);
-  }
+  std::vector<std::string> all = dist::all_gather(out);
+  GatheredModels gathered;
+  if (!dist::is_root()) return gathered;
+  gathered.resize(all.size());
+  for (size_t r = 1; r < all.size(); ++r)
+    gathered[r] = SafeTensorsFile::parse(std::move(all[r]),
+                                         "search: the models of rank " + std::to_string(r));
+  return gathered;
+}
+
+void copy_entries(const SafeTensorsFile& file, const std::string& prefix,
+                  std::vector<SafeTensorWrite>& writes, Metadata& meta) {
+  for (const SafeTensorView& v : file.tensors())
+    if (v.name.starts_with(prefix)) writes.push_back({v.name, v.dtype, v.shape, v.data});
+  for (const auto& [key, value] : file.metadata())
+    if (key.starts_with(prefix)) meta.push_back({key, value});
 }
 
 }  // namespace tapir
