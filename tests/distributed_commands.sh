@@ -2,8 +2,9 @@
 # The commands that share their work among MPI ranks, under mpirun -np 2
 # against one process (docs/distributed.md):
 #   - search: the architecture file, the search's log and every model's
-#     metrics bit for bit those of one process (same --threads), also
-#     after a stop and a resume on two ranks, or on one process;
+#     metrics bit for bit those of one process (same --threads), also on
+#     more ranks than models, and after a stop and a resume on two ranks,
+#     or on one process;
 #   - train, data parallel: every evaluation's loss within 1e-5 (relative)
 #     of one process with the same global batch over 50 steps; a run
 #     stopped and resumed on two ranks continues bit for bit; an evaluation
@@ -101,6 +102,11 @@ for run in s-one/models/*; do
   models=$((models + 1))
 done
 [ "$models" -ge 4 ] || fail "expected restarted models (generation folders), found $models folders"
+
+echo "== search: more ranks than models (rank 3 of 4 builds none)"
+timeout 600 "${mpirun[@]}" -np 4 "$tapir" "${search[@]}" --search-steps 30 --out s-four
+cmp s-one/arch.safetensors s-four/arch.safetensors || fail "four ranks: the architecture files differ"
+cmp s-one/search.jsonl s-four/search.jsonl || fail "four ranks: the search logs differ"
 
 echo "== search: stopped at step 20 and resumed on two ranks"
 timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${search[@]}" --search-steps 20 --out s-res
