@@ -10,8 +10,12 @@
 // the same bits at every run.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include "base/error.h"
 
 namespace tapir::dist {
 
@@ -49,6 +53,22 @@ void check_same(const std::string& what, const std::string& text);
 // rank order on every rank.
 void sum_in_rank_order(float* data, int64_t n);
 void sum_in_rank_order(double* data, int64_t n);
+
+// A message for all_gather: n values appended to `message`, read back in
+// the same order by take (`at` moves past them; a short message fails).
+template <typename T>
+void put(std::string& message, const T* values, size_t n) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  message.append(reinterpret_cast<const char*>(values), n * sizeof(T));
+}
+template <typename T>
+void take(const std::string& message, size_t& at, T* values, size_t n) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  TAPIR_CHECK(at + n * sizeof(T) <= message.size(), "a rank sent a short message (", message.size(),
+              " bytes)");
+  if (n > 0) std::memcpy(values, message.data() + at, n * sizeof(T));
+  at += n * sizeof(T);
+}
 
 // Which rank runs item k of n items shared out round-robin.
 inline int owner(int64_t k) {

@@ -8,7 +8,8 @@
 // everywhere, so the ranks' parameters never drift apart. Against one
 // process with the same batch the sums run in another order: the losses
 // agree to rounding (tests/distributed_commands.sh checks 1e-5 over 50
-// steps), not bit for bit.
+// steps), not bit for bit. The evaluations are shared among the ranks by
+// the evaluator (optim/evaluator.h), with the bits of one process.
 #pragma once
 #include <vector>
 

@@ -25,6 +25,11 @@ struct EvalResult {
 struct EvalSettings {
   int64_t batch = 512;  // examples per forward pass
   int64_t limit = 0;    // cap on examples per split (0: the whole set)
+  // Data-parallel training under MPI (optim/data_parallel.h): evaluate()
+  // and evaluate_split() share a split's batches among the ranks (batch k
+  // on rank k mod N), and every rank ends with the tally of one process,
+  // bit for bit. Every rank must then make the same calls.
+  bool over_ranks = false;
 };
 // A run's settings: config.eval_batch and config.eval_limit.
 EvalSettings eval_settings(const TrainConfig& config);
@@ -47,6 +52,8 @@ class Evaluator {
   void for_each_batch(const std::string& split, const EditBatch& edit, const UseBatch& use) const;
   // Scores the model's outputs for `batch` (on any device) into `tally`.
   void score(const Batch& batch, Tensor outputs, EvalTally& tally) const;
+  // How many batches for_each_batch runs on `split`.
+  int64_t batch_count(const std::string& split) const;
 
   Transformer& model() const { return *model_; }
   const Task& task() const { return *task_; }
@@ -54,6 +61,12 @@ class Evaluator {
   const EvalSettings& settings() const { return settings_; }
 
  private:
+  // Examples [k * batch, ...) of the split: its k-th batch on the host.
+  void load_batch(const std::string& split, int64_t k, Batch& batch) const;
+  // evaluate_split with this rank's batches; the ranks' units are then
+  // exchanged and added in batch order.
+  EvalResult evaluate_split_over_ranks(const std::string& split) const;
+
   Transformer* model_;
   const Task* task_;
   Device device_;

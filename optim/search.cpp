@@ -28,6 +28,12 @@ void check_settings(const SearchConfig& config) {
               "search learns its own functions: --arch cannot be given to it");
 }
 
+std::vector<Spline*> splines_of(Transformer& model) {
+  std::vector<Spline*> splines;
+  for (const auto& f : model.learned_functions()) splines.push_back(f.spline);
+  return splines;
+}
+
 }  // namespace
 
 Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks)
@@ -56,12 +62,16 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
       start_member(m, metadata_count(*state, path, prefix + "generation"), /*fresh=*/false);
     }
   }
-  // The shared functions start as model 0's initial splines.
-  const Member& first = members_.front();
-  TAPIR_CHECK(!first.splines.empty(),
+  // The shared functions start as the models' initial splines (every model
+  // initialises them alike from the config).
+  bool owns_any = false;
+  for (int m = 0; m < config_.models; ++m) owns_any = owns_any || owns(m);
+  if (!owns_any) spare_ = std::make_unique<ModelRun>(build_run(config_.base));
+  const std::vector<Spline*> initial = splines_of(any_model());
+  TAPIR_CHECK(!initial.empty(),
               "search needs a model with learned functions (--mlp-act spline, --attn "
               "score-spline or feature-spline, and/or --attn-fn spline)");
-  functions_ = std::make_unique<SharedFunctions>(first.splines, config_.models, config_);
+  functions_ = std::make_unique<SharedFunctions>(initial, config_.models, config_);
   if (state != nullptr)
     restore_state(*state, path);
   else if (writes_shared())
@@ -98,26 +108,52 @@ Search::ModelLists Search::models_with_steps(int64_t min_steps) const {
   return lists;
 }
 
+uint64_t Search::model_seed(int m, int64_t generation) const {
+  // Model m, generation g: a seed of its own, and the D_arch stream next to it.
+  return config_.base.seed + static_cast<uint64_t>(generation * config_.models + m);
+}
+
 void Search::start_member(int m, int64_t generation, bool fresh) {
   Member& member = members_[static_cast<size_t>(m)];
-  TrainConfig c = config_.base;
-  // Model m, generation g: a seed of its own, and the D_arch stream next to it.
-  c.seed = config_.base.seed + static_cast<uint64_t>(generation * config_.models + m);
-  // Every process builds every model (the same seeds give the same models);
-  // only the one that steps it gives it its folder.
-  member.trainer = std::make_unique<Trainer>(c, owns(m) ? folder_.model_dir(m, generation) : "");
-  if (fresh && owns(m)) member.trainer->start_fresh(/*force=*/true);
   member.generation = generation;
-  member.arch_rng = Rng(c.seed, 2);
+  member.trainer.reset();
   member.splines.clear();
   member.weights.clear();
-  for (const auto& f : member.trainer->model().learned_functions())
-    member.splines.push_back(f.spline);
+  if (!owns(m)) return;
+  TrainConfig c = config_.base;
+  c.seed = model_seed(m, generation);
+  member.trainer = std::make_unique<Trainer>(c, folder_.model_dir(m, generation));
+  if (fresh) member.trainer->start_fresh(/*force=*/true);
+  member.arch_rng = Rng(c.seed, 2);
+  member.splines = splines_of(member.trainer->model());
   for (Parameter* p : member.trainer->model().parameters()) {
     bool is_spline = false;
     for (Spline* s : member.splines) is_spline = is_spline || &s->values() == p;
     if (!is_spline) member.weights.push_back(p);
   }
+}
+
+Transformer& Search::any_model() {
+  for (Member& member : members_)
+    if (member.trainer) return member.trainer->model();
+  return *spare_->model;
+}
+
+TrainConfig Search::model_config(int m, int64_t generation) const {
+  const Member* built = nullptr;
+  for (const Member& member : members_)
+    if (member.trainer && built == nullptr) built = &member;
+  // The models' configurations differ in their seeds alone.
+  TrainConfig c = built != nullptr ? built->trainer->config() : spare_->config;
+  c.seed = model_seed(m, generation);
+  return c;
+}
+
+Trainer& Search::trainer(int model) {
+  const Member& member = members_[static_cast<size_t>(model)];
+  TAPIR_CHECK(member.trainer != nullptr, "search: model ", model, " is built by rank ",
+              dist::owner(model), ", not by this one");
+  return *member.trainer;
 }
 
 bool Search::active(int model) const {
@@ -224,19 +260,25 @@ void Search::restart_finished() {
 }
 
 Architecture Search::architecture() {
-  Trainer& t = *members_.front().trainer;
-  copy_shared_into(members_.front());
-  return architecture_of(t.model());
+  Transformer& model = any_model();
+  functions_->copy_into(splines_of(model));
+  return architecture_of(model);
 }
 
 void Search::run(const Events& events) {
   // Every model's kernels and BLAS calls run on the configured thread count
   // (a fresh process would otherwise give OpenBLAS its own default).
   set_num_threads(config_.base.threads);
-  // What an untrained model scores: model 0 before its first step.
+  // What an untrained model scores: model 0 before its first step, on the
+  // rank that owns it.
   if (step_ == 0) {
-    copy_shared_into(members_.front());
-    outcome_.untrained_accuracy = members_.front().trainer->evaluate().front().tally.all.accuracy();
+    std::vector<double> accuracy = {0.0};  // by model, as share_values takes it
+    if (owns(0)) {
+      copy_shared_into(members_.front());
+      accuracy[0] = members_.front().trainer->evaluate().front().tally.all.accuracy();
+    }
+    if (over_ranks_) share_values({0}, accuracy);
+    outcome_.untrained_accuracy = accuracy[0];
   }
   while (step_ < config_.steps) {
     step();

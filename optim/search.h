@@ -39,6 +39,7 @@
 #include "optim/search_config.h"
 #include "optim/search_folder.h"
 #include "optim/search_functions.h"
+#include "optim/search_ranks.h"
 #include "optim/trainer.h"
 
 namespace tapir {
@@ -68,8 +69,8 @@ class Search {
   //
   // With over_ranks (`mpirun -np N tapir search`, engine/dist.h) every rank
   // of the job builds the search and they run it together: model m is
-  // stepped and evaluated by rank m mod N, which alone writes its folder;
-  // the ranks exchange their models' D_arch gradients, losses and
+  // built, stepped and evaluated by rank m mod N alone, which writes its
+  // folder; the ranks exchange their models' D_arch gradients, losses and
   // accuracies and add them in model order, so every rank holds the same
   // shared functions, with the same bits as one process at the same thread
   // count. Rank 0 gathers every model's state for the resume file and
@@ -124,15 +125,16 @@ class Search {
   const StaggerSchedule& stagger_schedule() const { return schedule_; }
   // The functions' learning rate at the next step.
   double arch_lr_now() const { return arch_schedule_.lr_at(step_); }
-  Trainer& trainer(int model) { return *members_[static_cast<size_t>(model)].trainer; }
+  // Model m's trainer; over ranks, only the rank that owns m builds it.
+  Trainer& trainer(int model);
   std::vector<Parameter*> shared_parameters() const { return functions_->parameters(); }
   bool active(int model) const;
 
  private:
   struct Member {
-    std::unique_ptr<Trainer> trainer;
-    int64_t start = 0;       // global step at which it begins
-    int64_t generation = 0;  // times re-initialised
+    std::unique_ptr<Trainer> trainer;  // null where another rank owns the model
+    int64_t start = 0;                 // global step at which it begins
+    int64_t generation = 0;            // times re-initialised
     Rng arch_rng{0, 2};
     std::vector<Spline*> splines;     // its copies of the shared functions
     std::vector<Parameter*> weights;  // everything else
@@ -162,8 +164,17 @@ class Search {
     std::vector<int> all, mine;
   };
   ModelLists models_with_steps(int64_t min_steps) const;
-  // A fresh member, or (fresh false) one whose state resume restores.
+  // A fresh member, or (fresh false) one whose state resume restores. Only
+  // the process that owns model m builds it; the others note its generation.
   void start_member(int m, int64_t generation, bool fresh = true);
+  uint64_t model_seed(int m, int64_t generation) const;
+  // A model this process holds, for what every model has alike: the shapes
+  // and initial values of the learned functions, the configuration but for
+  // its seed. The first model it owns, or, on a rank that owns none (more
+  // ranks than models), a spare that is never trained.
+  Transformer& any_model();
+  // Model m's configuration in `generation`, as its trainer resolves it.
+  TrainConfig model_config(int m, int64_t generation) const;
   void copy_shared_into(Member& member);
 
   // The resume state (optim/search_state.cpp). Model m's names in the file.
@@ -172,8 +183,11 @@ class Search {
   void add_member_state(int m, HostBytes& host, std::vector<SafeTensorWrite>& writes,
                         Metadata& meta) const;
   void restore_member_state(int m, const SafeTensorsFile& file, const std::string& path);
-  // The resume file's tensors and metadata (their data lives in host).
-  void add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta) const;
+  // The resume file's tensors and metadata (their data lives in host, or
+  // in `gathered`): the shared state and this process's models, and on rank
+  // 0 the other ranks' models from `gathered` (optim/search_ranks.h).
+  void add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta,
+                 const GatheredModels& gathered = {}) const;
   void restore_state(const SafeTensorsFile& file, const std::string& path);
   // Before model m's state is read: its start, generation and step (from
   // the file's metadata) must be the ones the schedule gives at step_.
@@ -187,6 +201,7 @@ class Search {
   StaggerSchedule schedule_;
   Schedule arch_schedule_;  // the functions' learning rate by search step
   std::vector<Member> members_;
+  std::unique_ptr<ModelRun> spare_;  // any_model() where this rank owns no model
   std::unique_ptr<SharedFunctions> functions_;
   int64_t step_ = 0;
   double last_arch_loss_ = 0;

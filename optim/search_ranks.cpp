@@ -1,27 +1,11 @@
 // The exchanges between the ranks of a search (optim/search_ranks.h).
 #include "optim/search_ranks.h"
 
-#include <cstring>
-
 #include "engine/dist.h"
 
 namespace tapir {
 
 namespace {
-
-template <typename T>
-void put(std::string& out, const T* values, size_t n) {
-  out.append(reinterpret_cast<const char*>(values), n * sizeof(T));
-}
-
-// Reads n values of T from `in` at `at`; fails on a short message.
-template <typename T>
-void take(const std::string& in, size_t& at, T* values, size_t n) {
-  TAPIR_CHECK(at + n * sizeof(T) <= in.size(), "search: a rank sent a short message (", in.size(),
-              " bytes)");
-  std::memcpy(values, in.data() + at, n * sizeof(T));
-  at += n * sizeof(T);
-}
 
 bool mine(int m) {
   return dist::owner(m) == dist::rank();
@@ -34,8 +18,8 @@ void share_arch_gradients(const std::vector<int>& models, std::vector<double>& l
   std::string out;
   for (int m : models) {
     if (!mine(m)) continue;
-    put(out, &losses[static_cast<size_t>(m)], 1);
-    for (const std::vector<float>& g : functions.gradient(m)) put(out, g.data(), g.size());
+    dist::put(out, &losses[static_cast<size_t>(m)], 1);
+    for (const std::vector<float>& g : functions.gradient(m)) dist::put(out, g.data(), g.size());
   }
   const std::vector<std::string> all = dist::all_gather(out);
   const std::vector<Parameter*> shared = functions.parameters();
@@ -44,12 +28,12 @@ void share_arch_gradients(const std::vector<int>& models, std::vector<double>& l
     const int r = dist::owner(m);
     if (r == dist::rank()) continue;
     const std::string& in = all[static_cast<size_t>(r)];
-    take(in, at[static_cast<size_t>(r)], &losses[static_cast<size_t>(m)], 1);
+    dist::take(in, at[static_cast<size_t>(r)], &losses[static_cast<size_t>(m)], 1);
     ArchGradient& grad = functions.gradient(m);
     grad.resize(shared.size());
     for (size_t k = 0; k < shared.size(); ++k) {
       grad[k].resize(static_cast<size_t>(shared[k]->tensor().numel()));
-      take(in, at[static_cast<size_t>(r)], grad[k].data(), grad[k].size());
+      dist::take(in, at[static_cast<size_t>(r)], grad[k].data(), grad[k].size());
     }
   }
 }
@@ -57,20 +41,19 @@ void share_arch_gradients(const std::vector<int>& models, std::vector<double>& l
 void share_values(const std::vector<int>& models, std::vector<double>& values) {
   std::string out;
   for (int m : models)
-    if (mine(m)) put(out, &values[static_cast<size_t>(m)], 1);
+    if (mine(m)) dist::put(out, &values[static_cast<size_t>(m)], 1);
   const std::vector<std::string> all = dist::all_gather(out);
   std::vector<size_t> at(all.size(), 0);
   for (int m : models) {
     const int r = dist::owner(m);
     if (r != dist::rank())
-      take(all[static_cast<size_t>(r)], at[static_cast<size_t>(r)], &values[static_cast<size_t>(m)],
-           1);
+      dist::take(all[static_cast<size_t>(r)], at[static_cast<size_t>(r)],
+                 &values[static_cast<size_t>(m)], 1);
   }
 }
 
-void gather_models_to_root(int models, const AddModelState& add, const RestoreModelState& restore) {
-  // Each rank's models (rank 0 sends none: its own are current), as the
-  // resume file holds them.
+GatheredModels gather_models_to_root(int models, const AddModelState& add) {
+  // Rank 0 sends none: it writes its own models as they are.
   std::string out;
   if (!dist::is_root()) {
     HostBytes host;
@@ -80,14 +63,22 @@ void gather_models_to_root(int models, const AddModelState& add, const RestoreMo
       if (mine(m)) add(m, host, writes, meta);
     out = encode_safetensors(writes, meta);
   }
-  const std::vector<std::string> all = dist::all_gather(out);
-  if (!dist::is_root()) return;
-  for (int r = 1; r < dist::size(); ++r) {
-    const std::string label = "search: the models of rank " + std::to_string(r);
-    const SafeTensorsFile file = SafeTensorsFile::parse(all[static_cast<size_t>(r)], label);
-    for (int m = 0; m < models; ++m)
-      if (dist::owner(m) == r) restore(m, file, label);
-  }
+  std::vector<std::string> all = dist::all_gather(out);
+  GatheredModels gathered;
+  if (!dist::is_root()) return gathered;
+  gathered.resize(all.size());
+  for (size_t r = 1; r < all.size(); ++r)
+    gathered[r] = SafeTensorsFile::parse(std::move(all[r]),
+                                         "search: the models of rank " + std::to_string(r));
+  return gathered;
+}
+
+void copy_entries(const SafeTensorsFile& file, const std::string& prefix,
+                  std::vector<SafeTensorWrite>& writes, Metadata& meta) {
+  for (const SafeTensorView& v : file.tensors())
+    if (v.name.starts_with(prefix)) writes.push_back({v.name, v.dtype, v.shape, v.data});
+  for (const auto& [key, value] : file.metadata())
+    if (key.starts_with(prefix)) meta.push_back({key, value});
 }
 
 }  // namespace tapir

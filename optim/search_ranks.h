@@ -6,6 +6,7 @@
 // Every rank calls each function with the same models.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,16 @@ void share_arch_gradients(const std::vector<int>& models, std::vector<double>& l
 // values[m] from the rank that owns m, for every m in `models`.
 void share_values(const std::vector<int>& models, std::vector<double>& values);
 
-// Every model's state into rank 0's copies (for the resume file): each
-// other rank writes its models with add(m, ...), and rank 0 reads them back
-// with restore(m, file, label).
+// Every other rank's models on rank 0, for the resume file: each rank but 0
+// writes the models it owns with add(m, ...) into one file, and rank 0 gets
+// them indexed by rank (its own entry empty); the other ranks get nothing.
 using AddModelState = std::function<void(int m, HostBytes& host,
                                          std::vector<SafeTensorWrite>& writes, Metadata& meta)>;
-using RestoreModelState =
-    std::function<void(int m, const SafeTensorsFile& file, const std::string& label)>;
-void gather_models_to_root(int models, const AddModelState& add, const RestoreModelState& restore);
+using GatheredModels = std::vector<std::optional<SafeTensorsFile>>;
+GatheredModels gather_models_to_root(int models, const AddModelState& add);
+// The tensors and metadata under `prefix` (a model's) of a gathered file,
+// appended for another file; the tensors' data stays in `file`.
+void copy_entries(const SafeTensorsFile& file, const std::string& prefix,
+                  std::vector<SafeTensorWrite>& writes, Metadata& meta);
 
 }  // namespace tapir

@@ -78,8 +78,8 @@ void Search::restore_member_state(int m, const SafeTensorsFile& file, const std:
   read_rng_state(file, path, prefix + "arch_rng", member.arch_rng);
 }
 
-void Search::add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes,
-                       Metadata& meta) const {
+void Search::add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta,
+                       const GatheredModels& gathered) const {
   // The shared functions and their optimizer are the search's own loop state.
   add_resume_state("", shared_parameters(), functions_->optimizer(), nullptr,
                    {step_, wall_offset_ + now_seconds() - wall_start_}, host, writes, meta);
@@ -87,7 +87,12 @@ void Search::add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes,
   meta.push_back({"final_accuracy", accuracy_text(outcome_.final_accuracy)});
   if (outcome_.model0_accuracy >= 0)
     meta.push_back({"model0_accuracy", accuracy_text(outcome_.model0_accuracy)});
-  for (int m = 0; m < config_.models; ++m) add_member_state(m, host, writes, meta);
+  for (int m = 0; m < config_.models; ++m) {
+    if (owns(m))
+      add_member_state(m, host, writes, meta);
+    else if (!gathered.empty())
+      copy_entries(*gathered[static_cast<size_t>(dist::owner(m))], member_prefix(m), writes, meta);
+  }
 }
 
 void Search::restore_state(const SafeTensorsFile& file, const std::string& path) {
@@ -108,15 +113,20 @@ void Search::restore_state(const SafeTensorsFile& file, const std::string& path)
                                  : metadata_accuracy(file, path, "model0_accuracy");
   for (int m = 0; m < config_.models; ++m) {
     check_member_schedule(m, file, path);
-    restore_member_state(m, file, path);
+    if (owns(m)) restore_member_state(m, file, path);
   }
-  // Nothing else: a tensor this search does not save is damage.
+  // Nothing else: a tensor this search does not save is damage. The
+  // tensors of a model another rank owns are that rank's to check.
   HostBytes host;
   std::vector<SafeTensorWrite> writes;
   Metadata meta;
   add_state(host, writes, meta);
   std::set<std::string> known;
   for (const SafeTensorWrite& w : writes) known.insert(w.name);
+  for (int m = 0; m < config_.models; ++m)
+    if (!owns(m))
+      for (const SafeTensorView& v : file.tensors())
+        if (v.name.starts_with(member_prefix(m))) known.insert(v.name);
   reject_unknown_tensors(file, path, known, "this search's state");
 }
 
@@ -148,28 +158,33 @@ void Search::save_state() {
   for (int m = 0; m < config_.models; ++m)
     if (owns(m)) members_[static_cast<size_t>(m)].trainer->sync_metrics();
   // A collective: once it returns every rank has synced its logs.
+  GatheredModels gathered;
   if (over_ranks_)
-    gather_models_to_root(
-        config_.models,
-        [this](int m, HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta) {
-          add_member_state(m, host, writes, meta);
-        },
-        [this](int m, const SafeTensorsFile& file, const std::string& label) {
-          restore_member_state(m, file, label);
-        });
+    gathered = gather_models_to_root(
+        config_.models, [this](int m, HostBytes& host, std::vector<SafeTensorWrite>& writes,
+                               Metadata& meta) { add_member_state(m, host, writes, meta); });
   if (!writes_shared()) return;
   folder_.sync_log();
   HostBytes host;
   std::vector<SafeTensorWrite> writes;
   Metadata meta;
-  add_state(host, writes, meta);
+  add_state(host, writes, meta, gathered);
   folder_.save_resume(writes, meta);
 }
 
 void Search::truncate_to_step() {
+  // Every model's, built here or not; restore_state checked the steps each
+  // model's state has taken against the schedule.
+  std::vector<TrainConfig> configs;
+  for (int m = 0; m < config_.models; ++m) {
+    const Member& member = members_[static_cast<size_t>(m)];
+    configs.push_back(member.trainer ? member.trainer->config()
+                                     : model_config(m, member.generation));
+  }
   std::vector<SearchFolder::ModelAt> models;
-  for (const Member& member : members_)
-    models.push_back({member.generation, &member.trainer->config(), member.trainer->step()});
+  for (int m = 0; m < config_.models; ++m)
+    models.push_back({members_[static_cast<size_t>(m)].generation, &configs[static_cast<size_t>(m)],
+                      member_steps(m)});
   resume_note_ = folder_.truncate_to(step_, config_, models);
 }
 

@@ -87,6 +87,10 @@ void Trainer::set_data_parallel(bool on) {
                 " is split among the ", dist::size(), " ranks; give at least one row per rank");
   }
   data_parallel_ = on;
+  // The evaluations are shared among the ranks too (optim/evaluator.h).
+  EvalSettings settings = evaluator_.settings();
+  settings.over_ranks = on;
+  evaluator_ = Evaluator(*run_.model, *run_.task, run_.config.device, settings);
 }
 
 StepStats Trainer::train_step() {

@@ -67,8 +67,9 @@ class Trainer {
 
   // Data-parallel steps among the MPI ranks (optim/data_parallel.h): each
   // step trains on this rank's rows of the batch and sums the gradients
-  // over the ranks. Off by default (a search's or a comparison's runs are
-  // each trained whole by one rank).
+  // over the ranks, and each evaluation scores this rank's share of the
+  // batches and combines the tallies (optim/evaluator.h). Off by default (a
+  // search's or a comparison's runs are each trained whole by one rank).
   void set_data_parallel(bool on);
 
   // Trains to config.steps (or until stop_at is reached).

@@ -146,7 +146,7 @@ class Denoise final : public GeneratedTask {
         input_err += in;
       }
       one.correct = output_err < input_err;
-      tally.all.add(one);
+      tally.add(one);
     }
   }
 

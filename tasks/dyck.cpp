@@ -303,8 +303,7 @@ void Dyck::score(const Batch& batch, const float* logits, const float* losses,
       all_right = all_right && right;
     }
     one.correct = all_right;
-    tally.all.add(one);
-    if (batch.group[b] >= 0) tally.by_group[batch.group[b]].add(one);
+    tally.add(one, batch.group[b]);
   }
 }
 

@@ -49,6 +49,12 @@ void Batch::reset_frames(int64_t batch, int64_t length, int64_t frame_dim) {
   values.assign(B * T * n, 0.0f);
 }
 
+void EvalTally::add(const Tally& one, int32_t group) {
+  all.add(one);
+  if (group >= 0) by_group[group].add(one);
+  if (keep_units) units.push_back({one, group});
+}
+
 void Task::score(const Batch& batch, const float* logits, const float* losses,
                  EvalTally& tally) const {
   const int64_t V = vocab().size();
@@ -69,8 +75,7 @@ void Task::score(const Batch& batch, const float* logits, const float* losses,
       one.loss_sum += losses[i];
     }
     one.correct = all_right;
-    tally.all.add(one);
-    if (batch.group[b] >= 0) tally.by_group[batch.group[b]].add(one);
+    tally.add(one, batch.group[b]);
   }
 }
 

@@ -85,9 +85,24 @@ struct Tally {
     loss_sum += o.loss_sum;
   }
 };
+// What a task adds to an EvalTally at a time (an example; text adds a
+// batch of windows at once), with its group key (-1: none).
+struct ScoredUnit {
+  Tally tally;
+  int32_t group = -1;
+};
 struct EvalTally {
   Tally all;
   std::map<int32_t, Tally> by_group;  // only examples with a group key >= 0
+  // Adds a unit to `all` and, when group >= 0, to its group's tally: the one
+  // way a task's score() adds to a tally.
+  void add(const Tally& one, int32_t group = -1);
+  // With keep_units, add() also appends every unit to `units`, in order. An
+  // evaluation shared among MPI ranks (optim/evaluator.h) sends them, and
+  // every rank adds them again in the order of one process, so the double
+  // loss sums keep the bits of one process.
+  bool keep_units = false;
+  std::vector<ScoredUnit> units;
 };
 
 class Task {
@@ -117,10 +132,10 @@ class Task {
   virtual void eval_batch(const std::string& split, int64_t begin, int64_t count,
                           Batch& out) const = 0;
 
-  // Adds one batch to the tally, given the model's logits (B, T, V) (for a
-  // regression task its outputs (B, T, n)) and the per-position losses
-  // (B, T). The default counts an example correct when the argmax is the
-  // target at every masked position.
+  // Adds one batch to the tally through EvalTally::add, given the model's
+  // logits (B, T, V) (for a regression task its outputs (B, T, n)) and the
+  // per-position losses (B, T). The default counts an example correct when
+  // the argmax is the target at every masked position.
   virtual void score(const Batch& batch, const float* logits, const float* losses,
                      EvalTally& tally) const;
 };

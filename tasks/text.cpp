@@ -253,7 +253,7 @@ void TextTask::score(const Batch& batch, const float* logits, const float* losse
   Tally chars = windows.all;  // a window being all right says little: count characters
   chars.examples = chars.tokens;
   chars.correct = chars.tokens_correct;
-  tally.all.add(chars);
+  tally.add(chars);
 }
 
 TAPIR_REGISTER_TASK(kTextTask, "text", "character-level language modelling over files",

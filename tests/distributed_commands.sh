@@ -2,11 +2,13 @@
 # The commands that share their work among MPI ranks, under mpirun -np 2
 # against one process (docs/distributed.md):
 #   - search: the architecture file, the search's log and every model's
-#     metrics bit for bit those of one process (same --threads), also
-#     after a stop and a resume on two ranks, or on one process;
+#     metrics bit for bit those of one process (same --threads), also on
+#     more ranks than models, and after a stop and a resume on two ranks,
+#     or on one process;
 #   - train, data parallel: every evaluation's loss within 1e-5 (relative)
 #     of one process with the same global batch over 50 steps; a run
-#     stopped and resumed on two ranks continues bit for bit;
+#     stopped and resumed on two ranks continues bit for bit; an evaluation
+#     shared by two ranks logs what one process logs for the same weights;
 #   - compare: the runs farmed out to the ranks are bit for bit those of one
 #     process, and rank 0 writes the same table;
 #   - a failure on one rank ends the job with that rank's message, and a
@@ -34,9 +36,11 @@ scores() {
 }
 
 # A constant learning rate: the resume check stops a run by giving it fewer
-# --steps, and the task's recommended decay follows --steps.
+# --steps, and the task's recommended decay follows --steps. Evaluation
+# batches of 48: each evaluation of 256 examples is 6 batches for the ranks
+# to share.
 train=(train --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --eval-every 10
-  --eval-limit 256 --schedule constant --threads 1 --quiet)
+  --eval-limit 256 --eval-batch 48 --schedule constant --threads 1 --quiet)
 
 echo "== train: one process against two ranks"
 "$tapir" "${train[@]}" --steps 50 --out one
@@ -61,6 +65,28 @@ timeout 600 "${mpirun[@]}" -np 2 "$tapir" train --resume resumed --steps 50 --qu
 cmp <(scores two/metrics.jsonl) <(scores resumed/metrics.jsonl) ||
   fail "the resumed run differs from the run that was not stopped"
 
+echo "== train: an evaluation shared by two ranks logs what one process logs"
+# The same weights on both sides: the one-process run, taken on for one more
+# step by one process and by two ranks at a learning rate (1e-30) too small
+# to move any weight, so the checkpoints agree byte for byte.
+for side in frozen-one frozen-two; do
+  cp -r one "$side"
+  sed -i -E 's/"lr": *[^,]*,/"lr": 1e-30,/' "$side/config.json"
+  grep -q '"lr": 1e-30,' "$side/config.json" || fail "no learning rate to set in $side/config.json"
+done
+"$tapir" train --resume frozen-one --steps 51 --quiet
+timeout 600 "${mpirun[@]}" -np 2 "$tapir" train --resume frozen-two --steps 51 --quiet
+cmp frozen-one/checkpoint.safetensors frozen-two/checkpoint.safetensors ||
+  fail "the step at learning rate 1e-30 moved the weights"
+# Step 51's lines without what differs by design (the folder, the clock).
+step51() {
+  grep '"step": *51,' "$1/metrics.jsonl" |
+    sed -E 's/"(run|tokens_per_s|wall_s)": *("[^"]*"|[^,}]*)//g'
+}
+[ "$(step51 frozen-one | wc -l)" -ge 1 ] || fail "frozen-one logged no evaluation at step 51"
+cmp <(step51 frozen-one) <(step51 frozen-two) ||
+  fail "the evaluation shared by two ranks differs from one process's"
+
 search=(search --task modadd --p 23 --width 32 --layers 1 --heads 2 --batch 64 --models 3
   --stagger --steps 20 --eval-every 10 --eval-limit 256 --threads 1 --quiet)
 
@@ -76,6 +102,11 @@ for run in s-one/models/*; do
   models=$((models + 1))
 done
 [ "$models" -ge 4 ] || fail "expected restarted models (generation folders), found $models folders"
+
+echo "== search: more ranks than models (rank 3 of 4 builds none)"
+timeout 600 "${mpirun[@]}" -np 4 "$tapir" "${search[@]}" --search-steps 30 --out s-four
+cmp s-one/arch.safetensors s-four/arch.safetensors || fail "four ranks: the architecture files differ"
+cmp s-one/search.jsonl s-four/search.jsonl || fail "four ranks: the search logs differ"
 
 echo "== search: stopped at step 20 and resumed on two ranks"
 timeout 600 "${mpirun[@]}" -np 2 "$tapir" "${search[@]}" --search-steps 20 --out s-res
