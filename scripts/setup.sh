@@ -5,8 +5,9 @@ set -euo pipefail
 
 # dpkg-dev (dpkg-shlibdeps) and file: CPack's Debian package (the package test).
 # libopenmpi-dev and openmpi-bin: several processes on one job (mpirun; docs/distributed.md).
+# libxsmm-dev: the libxsmm products of `tapir bench --gemm` (optional to the build).
 packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev
-  nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin)
+  nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,7 @@
 #   CLI11         libcli11-dev        the `tapir` command line
 #   nlohmann_json nlohmann-json3-dev  reading and writing JSON (base/json.h)
 #   MPI           libopenmpi-dev      optional, found in cmake/mpi.cmake
+#   libxsmm       libxsmm-dev         optional (bench --gemm only), found in cmake/libxsmm.cmake
 
 find_package(Threads REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
