@@ -13,6 +13,7 @@
 #include "engine/gemm_peak.h"
 #include "engine/profile.h"
 #include "engine/threads.h"
+#include "lab/bench_gemm.h"
 #include "lab/bench_search.h"
 #include "optim/optimizer.h"
 #include "optim/search.h"
@@ -42,20 +43,6 @@ bool is_main(const BenchConfig& bc) {
 }
 bool is_search(const BenchConfig& bc) {
   return std::string(bc.name) == "search";
-}
-
-// The seconds of `reps` calls of fn, after two untimed ones: the median.
-template <typename Fn>
-double median_seconds(int reps, Fn&& fn) {
-  std::vector<double> times;
-  for (int i = 0; i < reps + 2; ++i) {
-    const double start = now_seconds();
-    fn();
-    const double s = now_seconds() - start;
-    if (i >= 2) times.push_back(s);
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 struct BenchResult {
@@ -313,27 +300,6 @@ void bench_steps(const BenchOptions& o) {
   }
 }
 
-// Square sgemm throughput at size n, through tapir's matmul op (arena
-// output, shape checks, dispatch) and through one direct cblas_sgemm call.
-void bench_gemm(int64_t n, int reps) {
-  NoGrad no_grad;
-  Rng rng(0, 2);
-  HeapTensor a(Shape{n, n}, DType::f32), b(Shape{n, n}, DType::f32), c(Shape{n, n}, DType::f32);
-  rng.fill_uniform<float>(a.view().host_data<float>(), n * n, -1.0f, 1.0f);
-  rng.fill_uniform<float>(b.view().host_data<float>(), n * n, -1.0f, 1.0f);
-  const double through_op = median_seconds(reps, [&] {
-    matmul(a, b);
-    reset_step();
-  });
-  const double direct = median_seconds(reps, [&] {
-    direct_sgemm(n, a.view().host_data<float>(), b.view().host_data<float>(),
-                 c.view().host_data<float>());
-  });
-  const double flops = 2.0 * double(n) * double(n) * double(n);
-  std::printf("%6lld %16.1f %16.1f %8.3f\n", static_cast<long long>(n), flops / through_op / 1e9,
-              flops / direct / 1e9, through_op / direct);
-}
-
 }  // namespace
 
 std::vector<std::string> bench_config_names() {
@@ -346,10 +312,8 @@ void run_bench(const BenchOptions& o) {
   set_num_threads(o.threads);
   if (o.gemm) {
     TAPIR_CHECK(o.device == Device::cpu,
-                "bench --gemm compares against cblas and runs on the cpu only");
-    std::printf("%6s %16s %16s %8s   (%d threads)\n", "n", "tapir GFLOP/s", "cblas GFLOP/s",
-                "ratio", num_threads());
-    for (int64_t n : {128, 256, 512, 1024}) bench_gemm(n, n >= 1024 ? 5 : 20);
+                "bench --gemm compares cpu libraries and runs on the cpu only");
+    bench_gemm();
     return;
   }
   if (o.search > 0) {

@@ -32,7 +32,7 @@ struct BenchOptions {
   int steps = 20, warmup = 5, threads = 1;
   Device device = Device::cpu;
   bool json = false;  // one JSON object per run instead of the table
-  bool gemm = false;  // square sgemm through tapir's matmul against one cblas call
+  bool gemm = false;  // matrix products: tapir vs cblas, libraries (lab/bench_gemm.h)
   int search = 0;     // > 0: a Stage I step of M models (lab/bench_search.h)
 };
 

@@ -1,6 +1,6 @@
 // `tapir bench`: training-step throughput of the benchmark configurations,
-// square sgemm against cblas (--gemm), or a Stage I search step (--search);
-// the measurements are lab/bench.h's.
+// matrix products (--gemm: lab/bench_gemm.h), or a Stage I search step
+// (--search); the measurements are lab/bench.h's.
 #include "lab/bench.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -28,8 +28,8 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "One JSON object per run");
   cmd->add_flag(
       "--gemm", o->gemm,
-      "Square sgemm GFLOP/s through tapir's matmul (split over --threads) vs one cblas call "
-      "(one thread)");
+      "Square sgemm GFLOP/s through tapir's matmul (split over --threads) vs one cblas call, "
+      "then the main job's products through OpenBLAS, Eigen and libxsmm (one thread)");
   cmd->add_option("--search", o->search,
                   "Time a Stage I step of M models against M one-model steps")
       ->check(CLI::Range(1, 64));
