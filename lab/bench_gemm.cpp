@@ -134,13 +134,13 @@ void bench_shape(const GemmShape& shape) {
                 "'s result for ", shape.name, " differs from OpenBLAS's by ", lc.difference,
                 " (largest difference over largest value), more than ", kGemmMaxDifference);
 
-  // Warm up, and size the timed calls from the last warm-up round.
-  double round_seconds = 0;
-  for (LibraryCase& lc : cases) {
-    for (int i = 0; i < 3; ++i) lc.run(a.data(), b.data(), lc.c.data());
+  // Warm up, and size the timed calls from the fastest warm-up round (a
+  // round that another process slowed would size them too few).
+  double round_seconds = 1e9;
+  for (int round = 0; round < 5; ++round) {
     const double start = now_seconds();
-    lc.run(a.data(), b.data(), lc.c.data());
-    round_seconds += now_seconds() - start;
+    for (LibraryCase& lc : cases) lc.run(a.data(), b.data(), lc.c.data());
+    round_seconds = std::min(round_seconds, now_seconds() - start);
   }
   const int calls = static_cast<int>(std::clamp(kSecondsPerShape / std::max(round_seconds, 1e-9),
                                                 double(kMinCalls), double(kMaxCalls)));
