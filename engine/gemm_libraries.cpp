@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "base/error.h"
@@ -105,13 +106,16 @@ GemmRun libxsmm_gemm(const GemmBatch& g) {
       libxsmm_smmdispatch(g.N, g.M, g.K, &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
   TAPIR_CHECK(kernel != nullptr, "libxsmm generated no kernel for a ", g.M, "x", g.N, "x", g.K,
               " product on this machine (target ", libxsmm_get_target_arch(), ")");
-  std::vector<float> scratch(g.trans_b ? static_cast<size_t>(g.K * g.N) : 0);
+  // On a cache line, wherever the closure's copy of the vector lands.
+  std::vector<float> scratch(g.trans_b ? static_cast<size_t>(g.K * g.N) + 16 : 0);
   return [g, kernel, scratch](const float* a, const float* b, float* c) mutable {
+    const auto address = reinterpret_cast<uintptr_t>(scratch.data());
+    float* b_t = reinterpret_cast<float*>((address + 63) & ~uintptr_t{63});  // (K, N)
     for_each_product(g, a, b, c, [&](const float* pa, const float* pb, float* pc) {
       if (g.trans_b) {
         for (int64_t n = 0; n < g.N; ++n)
-          for (int64_t k = 0; k < g.K; ++k) scratch[k * g.N + n] = pb[n * g.ldb + k];
-        pb = scratch.data();
+          for (int64_t k = 0; k < g.K; ++k) b_t[k * g.N + n] = pb[n * g.ldb + k];
+        pb = b_t;
       }
       kernel(pb, pa, pc);
     });
