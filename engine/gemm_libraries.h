@@ -1,8 +1,9 @@
 // Single-precision matrix products through the libraries the cpu backend
 // could run them on, for `tapir bench --gemm` (lab/bench_gemm.h) to compare
 // on the main job's shapes: OpenBLAS (one cblas_sgemm call per product, what
-// engine/cpu/gemm.cpp makes at one thread), Eigen (a product of Maps, what
-// engine/cpu/attention.cpp runs below T = 32) and, where the build has it
+// engine/cpu/gemm.cpp makes at one thread), Eigen (a product of strided
+// Maps, as engine/cpu/attention.cpp ran its products below T = 32 before
+// they became loops over the causal triangle) and, where the build has it
 // (TAPIR_LIBXSMM, cmake/libxsmm.cmake), libxsmm: a kernel its JIT generates
 // for the shape. Here because the engine is the only layer that calls BLAS
 // and Eigen; no training step calls these.
