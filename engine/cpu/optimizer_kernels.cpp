@@ -52,15 +52,22 @@ void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float 
   // the two is the identity.
   const float shrink = decoupled ? 1.0f - lr * weight_decay : 1.0f;
   const float l2 = decoupled ? 0.0f : weight_decay;
-  parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
+  // By value, and the arrays __restrict: a store through w, m or v could
+  // otherwise be a store to a captured constant, which then is read again
+  // for every element and keeps the loop from vectorising.
+  parallel_for(n, kGrain, [=](int64_t i0, int64_t i1) {
+    float* __restrict pw = w;
+    float* __restrict pm = m;
+    float* __restrict pv = v;
+    const float* __restrict pg = g;
     for (int64_t i = i0; i < i1; ++i) {
-      const float wi = w[i] * shrink;
-      const float grad = g[i] + l2 * wi;
-      const float mi = beta1 * m[i] + one_minus_beta1 * grad;
-      const float vi = beta2 * v[i] + one_minus_beta2 * grad * grad;
-      m[i] = mi;
-      v[i] = vi;
-      w[i] = wi - step_size * mi / (std::sqrt(vi) / correction2_sqrt + eps);
+      const float wi = pw[i] * shrink;
+      const float grad = pg[i] + l2 * wi;
+      const float mi = beta1 * pm[i] + one_minus_beta1 * grad;
+      const float vi = beta2 * pv[i] + one_minus_beta2 * grad * grad;
+      pm[i] = mi;
+      pv[i] = vi;
+      pw[i] = wi - step_size * mi / (std::sqrt(vi) / correction2_sqrt + eps);
     }
   });
 }
