@@ -57,18 +57,21 @@ constexpr int64_t kBlasMinT = 32;
 // above the diagonal of P and dS are zero). Rows of q, k, v and their
 // gradients are D contiguous values, `ld` apart. A product with a sum over
 // D (q k^T, dO v^T) runs in lanes (engine/cpu/lanes.h); the others add
-// whole rows, the inner loop along D.
+// whole rows, the inner loop along D. What they write never overlaps what
+// they read (__restrict: no run-time overlap checks in these short loops).
 
 // s[i][j] = scale q_i . k_j for j <= i.
 template <typename T>
-void short_scores(const T* q, const T* k, int64_t ld, int64_t T_len, int64_t D, T scale, T* s) {
+void short_scores(const T* __restrict q, const T* __restrict k, int64_t ld, int64_t T_len,
+                  int64_t D, T scale, T* __restrict s) {
   for (int64_t i = 0; i < T_len; ++i)
     for (int64_t j = 0; j <= i; ++j) s[i * T_len + j] = lane_dot(q + i * ld, k + j * ld, D) * scale;
 }
 
 // o_i = sum over j <= i of p[i][j] v_j (o's rows ldo apart).
 template <typename T>
-void short_pv(const T* p, const T* v, int64_t ld, int64_t T_len, int64_t D, T* o, int64_t ldo) {
+void short_pv(const T* __restrict p, const T* __restrict v, int64_t ld, int64_t T_len, int64_t D,
+              T* __restrict o, int64_t ldo) {
   for (int64_t i = 0; i < T_len; ++i) {
     T* oi = o + i * ldo;
     for (int64_t d = 0; d < D; ++d) oi[d] = 0;
@@ -82,7 +85,8 @@ void short_pv(const T* p, const T* v, int64_t ld, int64_t T_len, int64_t D, T* o
 
 // a_i += sum over j <= i of w[i][j] b_j (dQ += dS K).
 template <typename T>
-void short_add_rows(const T* w, const T* b, int64_t T_len, int64_t D, int64_t ld, T* a) {
+void short_add_rows(const T* __restrict w, const T* __restrict b, int64_t T_len, int64_t D,
+                    int64_t ld, T* __restrict a) {
   for (int64_t i = 0; i < T_len; ++i) {
     T* ai = a + i * ld;
     for (int64_t j = 0; j <= i; ++j) {
@@ -96,8 +100,8 @@ void short_add_rows(const T* w, const T* b, int64_t T_len, int64_t D, int64_t ld
 // a_j += sum over i >= j of w[i][j] b_i (dK += dS^T Q, dV += P^T dO; b's
 // rows ldb apart).
 template <typename T>
-void short_add_rows_t(const T* w, const T* b, int64_t ldb, int64_t T_len, int64_t D, int64_t ld,
-                      T* a) {
+void short_add_rows_t(const T* __restrict w, const T* __restrict b, int64_t ldb, int64_t T_len,
+                      int64_t D, int64_t ld, T* __restrict a) {
   for (int64_t j = 0; j < T_len; ++j) {
     T* aj = a + j * ld;
     for (int64_t i = j; i < T_len; ++i) {

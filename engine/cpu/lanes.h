@@ -18,6 +18,11 @@ inline constexpr int64_t kLanes = 8;
 // The sum of term(j) for j < n, in kLanes running sums.
 template <typename T, typename Term>
 inline T lane_sum(int64_t n, Term term) {
+  if (n < kLanes) {  // fewer terms than lanes: one running sum, in order
+    T total = 0;
+    for (int64_t j = 0; j < n; ++j) total += term(j);
+    return total;
+  }
   T lane[kLanes] = {};
   int64_t c = 0;
   for (; c + kLanes <= n; c += kLanes)
