@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/cpu/eigen.h"
+#include "engine/cpu/store_grad.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
@@ -32,16 +33,6 @@ void gelu_backward_range(const T* x, const T* d_out, int64_t n, T* d_x, bool acc
     DX += d;
   else
     DX = d;
-}
-
-// d_x[i] += d(i) for i in [i0, i1), or = d(i) when not accumulating: one
-// loop either way, so each vectorises.
-template <typename T, typename D>
-void store_grad(bool accumulate, int64_t i0, int64_t i1, T* d_x, D d) {
-  if (accumulate)
-    for (int64_t i = i0; i < i1; ++i) d_x[i] += d(i);
-  else
-    for (int64_t i = i0; i < i1; ++i) d_x[i] = d(i);
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/cpu/lanes.h"
+#include "engine/cpu/store_grad.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
@@ -44,12 +45,9 @@ void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, co
         const T gx_mean =
             lane_sum<T>(C, [&](int64_t i) { return g[i] * w[i] * (px[i] - m) * s; }) / T(C);
         T* gx = d_x + r * C;
-        if (accumulate_x)
-          for (int64_t i = 0; i < C; ++i)
-            gx[i] += s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
-        else
-          for (int64_t i = 0; i < C; ++i)
-            gx[i] = s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
+        store_grad(accumulate_x, 0, C, gx, [&](int64_t i) {
+          return s * (g[i] * w[i] - g_mean - (px[i] - m) * s * gx_mean);
+        });
       }
     });
   }

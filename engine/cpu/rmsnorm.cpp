@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/cpu/lanes.h"
+#include "engine/cpu/store_grad.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
@@ -37,12 +38,8 @@ void rmsnorm_backward(const T* x, const T* w, const T* rstd, const T* d_y, int64
         const T gx_mean =
             lane_sum<T>(C, [&](int64_t i) { return g[i] * (w ? w[i] : T(1)) * px[i] * s; }) / T(C);
         T* gx = d_x + r * C;
-        if (accumulate_x)
-          for (int64_t i = 0; i < C; ++i)
-            gx[i] += s * (g[i] * (w ? w[i] : T(1)) - px[i] * s * gx_mean);
-        else
-          for (int64_t i = 0; i < C; ++i)
-            gx[i] = s * (g[i] * (w ? w[i] : T(1)) - px[i] * s * gx_mean);
+        store_grad(accumulate_x, 0, C, gx,
+                   [&](int64_t i) { return s * (g[i] * (w ? w[i] : T(1)) - px[i] * s * gx_mean); });
       }
     });
   }

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 
+#include "engine/cpu/store_grad.h"
 #include "engine/kernels.h"
 
 namespace tapir::cpu {
@@ -96,15 +97,11 @@ inline void spline_locate_range(const SplineLocator<T> loc, const T* __restrict 
     position[i] = loc.template position<Linear>(x[i], k);
   }
   if (!d_x) return;
-  const auto d = [&](int64_t i) {
+  store_grad(accumulate, 0, n, d_x, [&](int64_t i) {
     const int32_t k = index[i];
     return loc.template slope_scale<Linear>(loc.units(x[i])) * (values[k + 1] - values[k]) *
            d_out[i];
-  };
-  if (accumulate)
-    for (int64_t i = 0; i < n; ++i) d_x[i] += d(i);
-  else
-    for (int64_t i = 0; i < n; ++i) d_x[i] = d(i);
+  });
 }
 
 // The knot sums of n located elements with weights d_out: knot k of an
