@@ -54,56 +54,42 @@ struct ScoreSpline {
 constexpr int64_t kBlasMinT = 32;
 
 // The short sequences' products, over the causal triangle only (entries
-// above the diagonal of P and dS are zero). Rows of q, k, v and their
-// gradients are D contiguous values, `ld` apart. A product with a sum over
-// D (q k^T, dO v^T) runs in lanes (engine/cpu/lanes.h); the others add
-// whole rows, the inner loop along D. What they write never overlaps what
-// they read (__restrict: no run-time overlap checks in these short loops).
+// above the diagonal of P and dS are zero). Rows of q, k, v, the output and
+// their gradients are D contiguous values; each operand's rows are its ld
+// apart. A product with a sum over D (q k^T, dO v^T) runs in lanes
+// (engine/cpu/lanes.h); the others add whole rows, the inner loop along D.
+// What they write never overlaps what they read (__restrict: no run-time
+// overlap checks in these short loops).
 
-// s[i][j] = scale q_i . k_j for j <= i.
+// s[i][j] = scale a_i . b_j for j <= i (q k^T; dO v^T with scale 1).
 template <typename T>
-void short_scores(const T* __restrict q, const T* __restrict k, int64_t ld, int64_t T_len,
-                  int64_t D, T scale, T* __restrict s) {
+void short_dots(const T* __restrict a, int64_t lda, const T* __restrict b, int64_t ldb,
+                int64_t T_len, int64_t D, T scale, T* __restrict s) {
   for (int64_t i = 0; i < T_len; ++i)
-    for (int64_t j = 0; j <= i; ++j) s[i * T_len + j] = lane_dot(q + i * ld, k + j * ld, D) * scale;
+    for (int64_t j = 0; j <= i; ++j)
+      s[i * T_len + j] = lane_dot(a + i * lda, b + j * ldb, D) * scale;
 }
 
-// o_i = sum over j <= i of p[i][j] v_j (o's rows ldo apart).
+// a_i += sum over j <= i of w[i][j] b_j (P v into zeros, dQ += dS K).
 template <typename T>
-void short_pv(const T* __restrict p, const T* __restrict v, int64_t ld, int64_t T_len, int64_t D,
-              T* __restrict o, int64_t ldo) {
+void short_add_rows(const T* __restrict w, const T* __restrict b, int64_t ldb, int64_t T_len,
+                    int64_t D, int64_t lda, T* __restrict a) {
   for (int64_t i = 0; i < T_len; ++i) {
-    T* oi = o + i * ldo;
-    for (int64_t d = 0; d < D; ++d) oi[d] = 0;
-    for (int64_t j = 0; j <= i; ++j) {
-      const T pij = p[i * T_len + j];
-      const T* vj = v + j * ld;
-      for (int64_t d = 0; d < D; ++d) oi[d] += pij * vj[d];
-    }
-  }
-}
-
-// a_i += sum over j <= i of w[i][j] b_j (dQ += dS K).
-template <typename T>
-void short_add_rows(const T* __restrict w, const T* __restrict b, int64_t T_len, int64_t D,
-                    int64_t ld, T* __restrict a) {
-  for (int64_t i = 0; i < T_len; ++i) {
-    T* ai = a + i * ld;
+    T* ai = a + i * lda;
     for (int64_t j = 0; j <= i; ++j) {
       const T wij = w[i * T_len + j];
-      const T* bj = b + j * ld;
+      const T* bj = b + j * ldb;
       for (int64_t d = 0; d < D; ++d) ai[d] += wij * bj[d];
     }
   }
 }
 
-// a_j += sum over i >= j of w[i][j] b_i (dK += dS^T Q, dV += P^T dO; b's
-// rows ldb apart).
+// a_j += sum over i >= j of w[i][j] b_i (dK += dS^T Q, dV += P^T dO).
 template <typename T>
 void short_add_rows_t(const T* __restrict w, const T* __restrict b, int64_t ldb, int64_t T_len,
-                      int64_t D, int64_t ld, T* __restrict a) {
+                      int64_t D, int64_t lda, T* __restrict a) {
   for (int64_t j = 0; j < T_len; ++j) {
-    T* aj = a + j * ld;
+    T* aj = a + j * lda;
     for (int64_t i = j; i < T_len; ++i) {
       const T wij = w[i * T_len + j];
       const T* bi = b + i * ldb;
@@ -136,7 +122,7 @@ void pair_probs(const ConstStrided<T>& q, const ConstStrided<T>& k, int64_t T_le
     blas_gemm(false, true, T_len, T_len, q.cols(), scale, q.data(), q.outerStride(), k.data(),
               k.outerStride(), T(0), probs, T_len);
   } else {
-    short_scores(q.data(), k.data(), q.outerStride(), T_len, q.cols(), scale, probs);
+    short_dots(q.data(), q.outerStride(), k.data(), k.outerStride(), T_len, q.cols(), scale, probs);
   }
   for (int64_t i = 0; i < T_len; ++i) {
     T* row = probs + i * T_len;
@@ -198,7 +184,8 @@ void forward_impl(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H, 
       if (T_len >= kBlasMinT) {
         blas_gemm(false, false, T_len, D, T_len, T(1), p, T_len, v.data(), stride, T(0), o_pair, C);
       } else {
-        short_pv(p, v.data(), stride, T_len, D, o_pair, C);
+        for (int64_t t = 0; t < T_len; ++t) std::fill_n(o_pair + t * C, D, T(0));
+        short_add_rows(p, v.data(), stride, T_len, D, C, o_pair);
       }
     }
   });
@@ -265,9 +252,7 @@ void backward_impl(const T* qkv, const T* slopes, const T* scores, const T* prob
         blas_gemm(false, true, T_len, T_len, D, T(1), d_o.data(), C, v.data(), stride, T(0),
                   ds.data(), T_len);
       else  // the lower triangle: the row loop below reads no more
-        for (int64_t i = 0; i < T_len; ++i)
-          for (int64_t j = 0; j <= i; ++j)
-            ds.data()[i * T_len + j] = lane_dot(d_o.data() + i * C, v.data() + j * stride, D);
+        short_dots(d_o.data(), C, v.data(), stride, T_len, D, T(1), ds.data());
       if (knot_grad) std::fill(copies.begin(), copies.end(), T(0));
       // Softmax backward row by row (gives d g(s)), through g' for the
       // score spline, then the 1/sqrt(D) of the scores. The ALiBi bias is a
@@ -302,7 +287,7 @@ void backward_impl(const T* qkv, const T* slopes, const T* scores, const T* prob
           blas_gemm(true, false, T_len, D, T_len, T(1), ds.data(), T_len, q.data(), stride, beta,
                     d_qkv + offset + C, stride);
         } else {
-          short_add_rows(ds.data(), k.data(), T_len, D, stride, d_qkv + offset);
+          short_add_rows(ds.data(), k.data(), stride, T_len, D, stride, d_qkv + offset);
           short_add_rows_t(ds.data(), q.data(), stride, T_len, D, stride, d_qkv + offset + C);
         }
       }
