@@ -236,18 +236,17 @@ BenchResult bench_result(const BenchConfig& bc, BenchRun& run, double peak_gflop
 std::vector<BenchResult> bench_config(const BenchConfig& bc, const BenchOptions& o,
                                       double peak_gflops) {
   std::vector<std::unique_ptr<BenchRun>> runs;
+  FixedBatch batch;
+  if (!is_main(bc) && !is_search(bc)) batch = fixed_batch(bc, o.device);
   if (is_search(bc))  // one variant per attention: a search learns the MLP's spline
     for (AttentionKind attn : o.attns)
       runs.push_back(make_search_run(attn, o.device, o.warmup + o.steps + 1));
-  FixedBatch batch;
-  if (!is_main(bc) && !is_search(bc)) batch = fixed_batch(bc, o.device);
-  for (MlpAct act : o.mlp_acts)
-    for (AttentionKind attn : o.attns) {
-      if (is_search(bc)) continue;
-      runs.push_back(is_main(bc) ? make_main_run(bc, act, attn, o.device, num_threads())
-                                 : make_run(bc, act, attn, o.device, batch.tokens.view(),
-                                            batch.targets.view()));
-    }
+  else
+    for (MlpAct act : o.mlp_acts)
+      for (AttentionKind attn : o.attns)
+        runs.push_back(is_main(bc) ? make_main_run(bc, act, attn, o.device, num_threads())
+                                   : make_run(bc, act, attn, o.device, batch.tokens.view(),
+                                              batch.targets.view()));
   for (int i = 0; i < o.warmup + o.steps; ++i)
     for (auto& run : runs) time_step(*run, o.device, i >= o.warmup);
   std::vector<BenchResult> results;

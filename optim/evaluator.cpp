@@ -18,15 +18,17 @@ EvalSettings eval_settings(const TrainConfig& config) {
 Evaluator::Evaluator(Transformer& model, const Task& task, Device device, EvalSettings settings)
     : model_(&model), task_(&task), device_(device), settings_(settings) {}
 
+int64_t Evaluator::example_count(const std::string& split) const {
+  const int64_t n = task_->eval_size(split);
+  return settings_.limit > 0 ? std::min(n, settings_.limit) : n;
+}
+
 int64_t Evaluator::batch_count(const std::string& split) const {
-  int64_t n = task_->eval_size(split);
-  if (settings_.limit > 0) n = std::min(n, settings_.limit);
-  return (n + settings_.batch - 1) / settings_.batch;
+  return (example_count(split) + settings_.batch - 1) / settings_.batch;
 }
 
 void Evaluator::load_batch(const std::string& split, int64_t k, Batch& batch) const {
-  int64_t n = task_->eval_size(split);
-  if (settings_.limit > 0) n = std::min(n, settings_.limit);
+  const int64_t n = example_count(split);
   const int64_t begin = k * settings_.batch;
   task_->eval_batch(split, begin, std::min(settings_.batch, n - begin), batch);
 }

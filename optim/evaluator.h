@@ -61,6 +61,8 @@ class Evaluator {
   const EvalSettings& settings() const { return settings_; }
 
  private:
+  // The split's examples evaluated: all, or the first `limit`.
+  int64_t example_count(const std::string& split) const;
   // Examples [k * batch, ...) of the split: its k-th batch on the host.
   void load_batch(const std::string& split, int64_t k, Batch& batch) const;
   // evaluate_split with this rank's batches; the ranks' units are then
