@@ -1,6 +1,8 @@
 // Intervals and verdicts over seeds (and searches) for `tapir compare`: a
-// percentile bootstrap of the median, and of the ratio of two variants'
-// medians, with the verdict that the ratio's interval supports.
+// percentile bootstrap of the median, of the ratio of two variants'
+// medians, and of the ratio of their spreads (variances of log steps, with
+// a permutation test of equal spreads), with the verdict that each ratio's
+// interval supports.
 //
 // Censoring: a run that never reached a threshold has steps kNever. In a
 // median and its interval it sorts last ("never" when it is the median);
@@ -63,6 +65,47 @@ struct StepsRatio {
 StepsRatio steps_ratio(const std::vector<std::vector<double>>& variant,
                        const std::vector<std::vector<double>>& baseline, double budget, bool paired,
                        uint64_t stream = 0);
+
+// How many permutations the test of equal spreads draws.
+constexpr int kPermutationDraws = 4000;
+
+enum class SpreadVerdict { narrower, wider, inconclusive };
+
+// variant / baseline on the variance over seeds of log(steps to a threshold)
+// (censored at `budget`), the question "do learned functions make training
+// less seed-dependent?". On a log scale the spread is scale-free: a variant
+// that is uniformly 2x faster has the baseline's spread (ratio 1, exactly
+// so for a factor that is a power of 2).
+// The interval is a percentile bootstrap drawn like steps_ratio's (searches,
+// then seeds; pairs together when paired); the verdict: narrower (whole
+// interval below 1), wider (whole interval above 1), or inconclusive.
+// `p` is a permutation test of equal spreads (Brown-Forsythe style: each
+// run's absolute deviation of log steps from its side's median, the mean
+// deviations compared; unpaired, the deviations are shuffled between sides;
+// paired, each pair's two are swapped with chance 1/2). It treats every
+// seed as exchangeable and so, unlike the interval, ignores searches.
+// Paired against a baseline that ran no search, the baseline's seeds count
+// once per search, as their pairs do.
+//
+// Defined edge cases: fewer than 2 values on a side: ratio, interval and p
+// NaN, inconclusive. Both variances 0: ratio 1. Baseline variance 0 and the
+// variant's above 0: +inf. A run at the threshold at step 0 counts as step 1.
+struct SpreadRatio {
+  Interval ratio;
+  SpreadVerdict verdict = SpreadVerdict::inconclusive;
+  double p = 0;         // permutation p-value of equal spreads, in (0, 1]; NaN as above
+  bool paired = false;  // as in StepsRatio
+  int n = 0;
+  int groups = 1;
+};
+
+// Arguments as steps_ratio's.
+SpreadRatio spread_ratio(const std::vector<std::vector<double>>& variant,
+                         const std::vector<std::vector<double>>& baseline, double budget,
+                         bool paired, uint64_t stream = 0);
+
+// "narrower", "wider", "inconclusive".
+const char* spread_verdict_word(SpreadVerdict verdict);
 
 // "faster", "slower", "inconclusive".
 const char* ratio_verdict_word(RatioVerdict verdict);

@@ -1,11 +1,15 @@
 // Bootstrap intervals and ratio verdicts (lab/intervals.h) on run sets whose
 // answer is known: clearly faster, clearly slower, identical, all never,
-// mixed censoring, too few seeds to tell, and searches that disagree.
+// mixed censoring, too few seeds to tell, and searches that disagree; and
+// spread ratios (variances of log steps) whose answer is known.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include "base/error.h"
+#include "engine/rng.h"
 #include "lab/intervals.h"
 #include "lab/stats.h"
 
@@ -133,4 +137,138 @@ TEST_CASE("intervals: the same runs give the same bits; streams draw differently
   const Interval constant = median_interval({7, 7, 7, 7});
   CHECK(constant.lo == 7);
   CHECK(constant.hi == 7);
+}
+
+namespace {
+
+// n steps to a threshold around 500 whose logs have standard deviation
+// `sd`: deterministic normal draws from the engine's RNG.
+std::vector<double> lognormal_steps(int n, double sd, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<double> steps;
+  for (int i = 0; i < n; ++i) steps.push_back(500 * std::exp(sd * rng.normal()));
+  return steps;
+}
+
+}  // namespace
+
+TEST_CASE("spread: a variant with 4x the variance of log steps is wider; swapped, narrower") {
+  // Standard deviations 0.4 and 0.2 on a log scale: variances 4x apart.
+  const Groups wide = {lognormal_steps(30, 0.4, 1)};
+  const Groups narrow = {lognormal_steps(30, 0.2, 2)};
+  const SpreadRatio r = spread_ratio(wide, narrow, 1e9, /*paired=*/false);
+  CHECK(r.verdict == SpreadVerdict::wider);
+  CHECK(r.ratio.lo > 1);
+  CHECK(r.ratio.lo <= r.ratio.point);
+  CHECK(r.ratio.hi >= r.ratio.point);
+  CHECK(r.p < 0.05);
+  CHECK(r.p > 0);
+  CHECK(r.n == 30);
+  CHECK(std::string(spread_verdict_word(r.verdict)) == "wider");
+
+  const SpreadRatio swapped = spread_ratio(narrow, wide, 1e9, /*paired=*/false);
+  CHECK(swapped.verdict == SpreadVerdict::narrower);
+  CHECK(swapped.ratio.hi < 1);
+  CHECK(swapped.ratio.point == doctest::Approx(1 / r.ratio.point));
+  CHECK(swapped.p < 0.05);
+  CHECK(std::string(spread_verdict_word(swapped.verdict)) == "narrower");
+
+  // Paired, every draw takes the same seeds on both sides, so swapping the
+  // sides takes the reciprocal of every draw, and of the interval.
+  const SpreadRatio p = spread_ratio(wide, narrow, 1e9, /*paired=*/true);
+  const SpreadRatio q = spread_ratio(narrow, wide, 1e9, /*paired=*/true);
+  CHECK(p.verdict == SpreadVerdict::wider);
+  CHECK(q.verdict == SpreadVerdict::narrower);
+  CHECK(q.ratio.lo == doctest::Approx(1 / p.ratio.hi).epsilon(0.02));
+  CHECK(q.ratio.hi == doctest::Approx(1 / p.ratio.lo).epsilon(0.02));
+  CHECK(p.p < 0.05);
+}
+
+TEST_CASE("spread: twice the steps on every seed is the same spread, exactly") {
+  const std::vector<double> base = lognormal_steps(12, 0.3, 3);
+  std::vector<double> doubled;
+  for (double x : base) doubled.push_back(2 * x);
+  for (bool paired : {true, false}) {
+    const SpreadRatio r = spread_ratio({doubled}, {base}, 1e9, paired);
+    CHECK(r.ratio.point == 1);
+    CHECK(r.verdict == SpreadVerdict::inconclusive);
+    CHECK(r.ratio.lo <= 1);
+    CHECK(r.ratio.hi >= 1);
+    CHECK(r.p == 1);  // the deviations are the same bits: every arrangement ties
+  }
+  const SpreadRatio paired = spread_ratio({doubled}, {base}, 1e9, /*paired=*/true);
+  CHECK(paired.ratio.lo == 1);  // each draw takes the same seeds of both
+  CHECK(paired.ratio.hi == 1);
+}
+
+TEST_CASE("spread: censored runs count at the budget, never dropped") {
+  const double never = kNever;
+  const Groups baseline = {{450, 520, 610, 480, 700, 530}};
+  const SpreadRatio censored = spread_ratio({{400, never, 600, never, 650, 500}}, baseline, kBudget,
+                                            /*paired=*/true);
+  const SpreadRatio at_budget =
+      spread_ratio({{400, kBudget, 600, kBudget, 650, 500}}, baseline, kBudget, /*paired=*/true);
+  CHECK(censored.ratio.point == at_budget.ratio.point);
+  CHECK(censored.ratio.lo == at_budget.ratio.lo);
+  CHECK(censored.ratio.hi == at_budget.ratio.hi);
+  CHECK(censored.p == at_budget.p);
+  // Dropping the two never-runs would leave under half the spread (1.8x the
+  // baseline's, against 5.2x counted at the budget).
+  const SpreadRatio dropped = spread_ratio({{400, 600, 650, 500}}, baseline, kBudget, false);
+  CHECK(censored.ratio.point == doctest::Approx(5.206).epsilon(0.001));
+  CHECK(dropped.ratio.point == doctest::Approx(1.776).epsilon(0.001));
+  // A variant that never gets there has no spread at all: read it with the
+  // steps ratio, which calls it slower.
+  const SpreadRatio all_never =
+      spread_ratio({{never, never, never, never, never, never}}, baseline, kBudget, true);
+  CHECK(all_never.ratio.point == 0);
+}
+
+TEST_CASE("spread: the same runs give the same bits") {
+  const Groups v = {lognormal_steps(8, 0.5, 4), lognormal_steps(8, 0.4, 5)};
+  const Groups b = {lognormal_steps(8, 0.3, 6)};
+  const SpreadRatio one = spread_ratio(v, b, 1e9, /*paired=*/true, 7);
+  const SpreadRatio two = spread_ratio(v, b, 1e9, /*paired=*/true, 7);
+  CHECK(one.ratio.point == two.ratio.point);
+  CHECK(one.ratio.lo == two.ratio.lo);
+  CHECK(one.ratio.hi == two.ratio.hi);
+  CHECK(one.p == two.p);
+  CHECK(one.groups == 2);
+  CHECK(one.n == 8);
+  // Paired, a baseline without searches counts once per search, as its pairs do.
+  const SpreadRatio twice = spread_ratio(v, {b[0], b[0]}, 1e9, /*paired=*/true, 7);
+  CHECK(twice.ratio.point == one.ratio.point);
+  CHECK(twice.ratio.lo == one.ratio.lo);
+  CHECK(twice.ratio.hi == one.ratio.hi);
+  CHECK(twice.p == one.p);
+  const SpreadRatio unpaired = spread_ratio(v, {b[0], b[0]}, 1e9, /*paired=*/false, 7);
+  CHECK(unpaired.ratio.point == one.ratio.point);  // pairing changes the draws only
+  CHECK(unpaired.ratio.lo != one.ratio.lo);
+}
+
+TEST_CASE("spread: the edge cases are defined") {
+  // Fewer than 2 values on a side: no variance to compare.
+  for (const SpreadRatio& r : {spread_ratio({{300}}, {{400, 500}}, kBudget, false),
+                               spread_ratio({{300, 350}}, {{400}}, kBudget, false)}) {
+    CHECK(std::isnan(r.ratio.point));
+    CHECK(std::isnan(r.ratio.lo));
+    CHECK(std::isnan(r.ratio.hi));
+    CHECK(std::isnan(r.p));
+    CHECK(r.verdict == SpreadVerdict::inconclusive);
+  }
+  // Both variances 0: the same spread.
+  const SpreadRatio flat = spread_ratio({{300, 300, 300}}, {{700, 700, 700}}, kBudget, true);
+  CHECK(flat.ratio.point == 1);
+  CHECK(flat.ratio.lo == 1);
+  CHECK(flat.ratio.hi == 1);
+  CHECK(flat.verdict == SpreadVerdict::inconclusive);
+  CHECK(flat.p == 1);
+  // The baseline's variance 0, the variant's not: infinitely wider.
+  const SpreadRatio wider = spread_ratio({{300, 400, 500, 600, 700, 800, 900, 350}},
+                                         {{500, 500, 500, 500, 500, 500, 500, 500}}, kBudget, true);
+  CHECK(std::isinf(wider.ratio.point));
+  CHECK(wider.verdict == SpreadVerdict::wider);
+  // Steps 0 (at the threshold from the first evaluation) count as 1.
+  CHECK(std::isfinite(spread_ratio({{0, 100, 200}}, {{100, 150, 200}}, kBudget, true).ratio.point));
+  CHECK_THROWS_AS(spread_ratio({{300, 400}}, {{300, 400, 500}}, kBudget, /*paired=*/true), Error);
 }
