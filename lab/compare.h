@@ -178,12 +178,15 @@ std::string compare_json(const std::vector<VariantResult>& results,
 // split, first threshold): the ratio of their median steps to the threshold
 // with its 95% bootstrap interval (lab/intervals.h; runs that never got
 // there counted at the budget, the last step any run took), paired by seed
-// when both ran the same seeds, and the verdict the interval supports.
+// when both ran the same seeds, and the verdict the interval supports; and
+// on the same runs the ratio of their spreads over seeds (variances of log
+// steps) with its interval and permutation test.
 struct BaselineVerdict {
   std::string variant;
   double threshold = 0;
   std::string split;
   StepsRatio steps;
+  SpreadRatio spread;
   Spread variant_steps, baseline_steps;  // medians and never-counts
 };
 // One per variant other than "baseline"; none without a baseline.
@@ -194,6 +197,10 @@ std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantR
 // seed, 5 seeds; never: 0 of 5 against 0 of 5)", or "... is inconclusive
 // against baseline at 5 seeds: ... about 24 seeds would decide it".
 std::string verdict_line(const BaselineVerdict& verdict);
+// The line that follows it, on the spread, e.g. "spread: arch is narrower
+// than baseline: variance of log steps to 0.90 on test at 0.31x [0.12, 0.85]
+// baseline's (permutation p = 0.02; paired by seed, 5 seeds)".
+std::string spread_line(const BaselineVerdict& verdict);
 std::vector<std::string> compare_verdict_lines(const std::vector<VariantResult>& results);
 
 }  // namespace tapir

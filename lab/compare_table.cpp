@@ -178,7 +178,10 @@ Json baseline_verdict_json(const BaselineVerdict& v) {
       .set("paired", v.steps.paired)
       .set("seeds", v.steps.n)
       .set("searches", v.steps.groups)
-      .set("seeds_to_decide", v.steps.seeds_to_decide);
+      .set("seeds_to_decide", v.steps.seeds_to_decide)
+      .set("spread_ratio", interval_json(v.spread.ratio, "ratio"))
+      .set("spread_verdict", spread_verdict_word(v.spread.verdict))
+      .set("spread_p", number(v.spread.p));
 }
 
 }  // namespace
@@ -198,7 +201,7 @@ std::string compare_table_markdown(const std::vector<VariantResult>& results,
   }
   const std::vector<BaselineVerdict> verdicts = compare_against_baseline(results);
   if (!verdicts.empty()) out += "\n";
-  for (const BaselineVerdict& v : verdicts) out += verdict_line(v) + "\n";
+  for (const BaselineVerdict& v : verdicts) out += verdict_line(v) + "\n" + spread_line(v) + "\n";
   return out;
 }
 
@@ -255,6 +258,7 @@ std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantR
       paired = paired && seeds == seeds_of(*base);
     }
     v.steps = steps_ratio(groups, {b}, budget, paired, k);
+    v.spread = spread_ratio(groups, {b}, budget, paired, k);
     v.variant_steps = r.first().steps.front();
     v.baseline_steps = base->first().steps.front();
     out.push_back(v);
@@ -262,27 +266,43 @@ std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantR
   return out;
 }
 
-std::string verdict_line(const BaselineVerdict& v) {
+namespace {
+
+// "5 seeds", "2 searches x 5 seeds" (paired) or "3 seeds against 1".
+std::string seeds_text(const BaselineVerdict& v) {
   const StepsRatio& s = v.steps;
+  if (!s.paired)
+    return std::to_string(v.variant_steps.count) + " seeds against " +
+           std::to_string(v.baseline_steps.count);
   std::string seeds = std::to_string(s.n) + (s.n == 1 ? " seed" : " seeds");
   if (s.groups > 1) seeds = std::to_string(s.groups) + " searches x " + seeds;
-  if (!s.paired)
-    seeds = std::to_string(v.variant_steps.count) + " seeds against " +
-            std::to_string(v.baseline_steps.count);
-  std::string line = "verdict: " + v.variant + " is ";
-  if (s.verdict == RatioVerdict::inconclusive)
-    line += "inconclusive against baseline at " +
-            (s.paired ? seeds : std::to_string(v.variant_steps.count) + " seeds");
-  else
-    line += std::string(ratio_verdict_word(s.verdict)) + " than baseline";
-  line += ": steps to " + threshold_text(v.threshold) + " on " + v.split + " at " +
-          format_ratio(s.ratio) + " baseline (median " + format_steps(v.variant_steps.median) +
-          " against " + format_steps(v.baseline_steps.median) + "; " +
-          (s.paired ? "paired by seed, " : "unpaired, ") + seeds +
-          "; never: " + std::to_string(v.variant_steps.never) + " of " +
-          std::to_string(v.variant_steps.count) + " against " +
-          std::to_string(v.baseline_steps.never) + " of " + std::to_string(v.baseline_steps.count) +
-          ")";
+  return seeds;
+}
+
+// "inconclusive against baseline at 5 seeds", "faster than baseline", ...
+std::string verdict_text(const BaselineVerdict& v, const char* word, bool inconclusive) {
+  if (!inconclusive) return std::string(word) + " than baseline";
+  return "inconclusive against baseline at " +
+         (v.steps.paired ? seeds_text(v) : std::to_string(v.variant_steps.count) + " seeds");
+}
+
+std::string design_text(const BaselineVerdict& v) {
+  return (v.steps.paired ? "paired by seed, " : "unpaired, ") + seeds_text(v);
+}
+
+}  // namespace
+
+std::string verdict_line(const BaselineVerdict& v) {
+  const StepsRatio& s = v.steps;
+  std::string line =
+      "verdict: " + v.variant + " is " +
+      verdict_text(v, ratio_verdict_word(s.verdict), s.verdict == RatioVerdict::inconclusive) +
+      ": steps to " + threshold_text(v.threshold) + " on " + v.split + " at " +
+      format_ratio(s.ratio) + " baseline (median " + format_steps(v.variant_steps.median) +
+      " against " + format_steps(v.baseline_steps.median) + "; " + design_text(v) +
+      "; never: " + std::to_string(v.variant_steps.never) + " of " +
+      std::to_string(v.variant_steps.count) + " against " + std::to_string(v.baseline_steps.never) +
+      " of " + std::to_string(v.baseline_steps.count) + ")";
   if (s.verdict != RatioVerdict::inconclusive) return line;
   if (std::isinf(v.variant_steps.median) && std::isinf(v.baseline_steps.median))
     line += "; neither median reached the threshold: run longer or lower it";
@@ -292,6 +312,21 @@ std::string verdict_line(const BaselineVerdict& v) {
   else
     line += "; the medians are equal: more seeds would not decide it";
   return line;
+}
+
+std::string spread_line(const BaselineVerdict& v) {
+  const SpreadRatio& s = v.spread;
+  const std::string what =
+      "variance of log steps to " + threshold_text(v.threshold) + " on " + v.split;
+  if (std::isnan(s.ratio.point))
+    return "spread: " + v.variant + " is inconclusive against baseline: " + what +
+           " needs 2 seeds a side (" + design_text(v) + ")";
+  char p[32];
+  std::snprintf(p, sizeof p, "%.2g", s.p);
+  return "spread: " + v.variant + " is " +
+         verdict_text(v, spread_verdict_word(s.verdict), s.verdict == SpreadVerdict::inconclusive) +
+         ": " + what + " at " + format_ratio(s.ratio) + " baseline's (permutation p = " + p + "; " +
+         design_text(v) + ")";
 }
 
 std::string compare_json(const std::vector<VariantResult>& results,

@@ -322,13 +322,22 @@ TEST_CASE("the verdict against the baseline is read from the interval of the ste
   CHECK(line ==
         "verdict: A is slower than baseline: steps to 0.90 on test at 3.00x [2.00, 3.00] baseline "
         "(median 300 against 100; unpaired, 3 seeds against 1; never: 1 of 3 against 0 of 1)");
-  CHECK(compare_table_markdown(results, {0.9}).find(line) != std::string::npos);
+  // One baseline seed has no spread to compare with.
+  const std::string spread = spread_line(v);
+  CHECK(spread ==
+        "spread: A is inconclusive against baseline: variance of log steps to 0.90 on test needs 2 "
+        "seeds a side (unpaired, 3 seeds against 1)");
+  CHECK(compare_table_markdown(results, {0.9}).find(line + "\n" + spread + "\n") !=
+        std::string::npos);
   const Json json = parse_json(compare_json(results, {0.9}));
   CHECK(json.at("verdicts").as_array()[0].as_string() == line);
   const Json& against = json.at("against_baseline").as_array()[0];
   CHECK(against.at("verdict").as_string() == "slower");
   CHECK(against.at("steps_ratio").at("ratio").as_double() == 3);
   CHECK(against.at("paired").as_bool() == false);
+  CHECK(against.at("spread_ratio").at("ratio").is_null());
+  CHECK(against.at("spread_verdict").as_string() == "inconclusive");
+  CHECK(against.at("spread_p").is_null());
 }
 
 TEST_CASE("thresholds are a comma list of accuracies in (0, 1], none twice") {
@@ -390,6 +399,16 @@ TEST_CASE("pooled variants: every run once, intervals and verdicts over parts, t
   CHECK(v.steps.groups == 2);
   CHECK(v.steps.ratio.point == 1);
   CHECK(verdict_line(v).find("at 2 searches x 3 seeds") != std::string::npos);
+  // The same runs on both sides: the same spread, and every permutation ties.
+  CHECK(
+      spread_line(v) ==
+      "spread: arch: 2 searches is inconclusive against baseline at 2 searches x 3 seeds: "
+      "variance of log steps to 0.90 on test at 1.00x [1.00, 1.00] baseline's (permutation p = 1; "
+      "paired by seed, 2 searches x 3 seeds)");
+  const Json pooled_json = parse_json(compare_json(results, {0.9}));
+  const Json& spread = pooled_json.at("against_baseline").as_array()[2];
+  CHECK(spread.at("spread_ratio").at("ratio").as_double() == 1);
+  CHECK(spread.at("spread_p").as_double() == 1);
   BaselineVerdict wider = v;  // as if the pooled ratio were 0.8 [0.5, 1.3]
   wider.steps.ratio = {0.8, 0.5, 1.3};
   wider.steps.seeds_to_decide = 7;
