@@ -80,3 +80,30 @@ TEST_CASE("report: a search's and a comparison's JSON files are named in their e
   const std::string config = compare.write("config.json", R"({"task":"modadd"})");
   CHECK(report_error(compare.path()) == config + ": JSON: missing key 'task_options'");
 }
+
+TEST_CASE("report: a comparison's ratios to the baseline, steps and spread, each in its panel") {
+  TempDir compare;
+  compare.write("compare.md", "");
+  compare.write("config.json", to_json(resolved_config(tiny_modadd()).to_json(), 2) + "\n");
+  compare.write("metrics.jsonl",
+                R"({"step":10,"split":"test","accuracy":0.5,"loss":1.25,"wall_s":1.0})"
+                "\n");
+  // Two variants against the baseline; the second's spread has too few
+  // seeds (null), and is left out of its panel rather than read as a number.
+  const std::string against =
+      R"("against_baseline":[)"
+      R"({"variant":"a","split":"test","threshold":0.9,"verdict":"faster",)"
+      R"("steps_ratio":{"ratio":0.5,"lo":0.4,"hi":0.6},)"
+      R"("spread_ratio":{"ratio":0.25,"lo":0.1,"hi":0.7},"spread_verdict":"narrower"},)"
+      R"({"variant":"b","split":"test","threshold":0.9,"verdict":"inconclusive",)"
+      R"("steps_ratio":{"ratio":1.0,"lo":0.8,"hi":1.3},)"
+      R"("spread_ratio":{"ratio":null,"lo":null,"hi":null},"spread_verdict":"inconclusive"}])";
+  compare.write("compare.json", R"({"variants":[{"variant":"a","runs":[{"dir":")" +
+                                    compare.path().string() + R"("}]}],)" + against + "}");
+  const std::string html = build_report(compare.path().string());
+  CHECK(html.find("<h2>Against the baseline</h2>") != std::string::npos);
+  CHECK(html.find("variant steps / baseline steps (below 1: faster)") != std::string::npos);
+  CHECK(html.find("variant spread / baseline spread (below 1: narrower)") != std::string::npos);
+  CHECK(html.find("a: narrower") != std::string::npos);
+  CHECK(html.find("b: inconclusive") != std::string::npos);  // its steps bar
+}
