@@ -11,9 +11,12 @@
 # that GeLU generalises within the budget) and 2-digit decimal addition.
 # The last lines are one verdict per task over 3 searches x 5 seeds:
 # faster, slower or inconclusive, with the ratio of steps to the threshold
-# and its 95% interval (docs/experiments.md says how to read one). Where tapir has MPI, two processes (mpirun -np 2), one per
-# core, share each search's models and each comparison's runs; the bits are
-# those of one process. Everything lands in runs/main (replaced on every run).
+# and its 95% interval (docs/experiments.md says how to read one), then
+# one spread line per task: narrower, wider or inconclusive, with the ratio
+# of the variances of log steps over seeds. Where tapir has MPI, two
+# processes (mpirun -np 2), one per core, share each search's models and
+# each comparison's runs; the bits are those of one process. Everything
+# lands in runs/main (replaced on every run).
 #   scripts/main.sh            with the release build
 #   scripts/main.sh portable   with the portable build (x86-64-v2, CPU only)
 set -euo pipefail
@@ -78,4 +81,8 @@ echo "reports: $out/TASK/compare/report.html (comparison), $out/TASK/search/sear
 echo "verdicts (the searched splines against the GeLU baseline, $searches searches x $seeds seeds):"
 for name in modadd add; do
   sed -n "s|^verdict: arch: $searches searches is |  $name: |p" "$out/$name/compare/compare.md"
+done
+echo "spreads over seeds (the same runs):"
+for name in modadd add; do
+  sed -n "s|^spread: arch: $searches searches is |  $name: |p" "$out/$name/compare/compare.md"
 done
