@@ -12,6 +12,10 @@ std::string format_eval(const std::vector<EvalResult>& results) {
     std::snprintf(buf, sizeof buf, "%s%s acc %.4f loss %.4f", out.empty() ? "" : " | ",
                   r.split.c_str(), r.tally.all.accuracy(), r.tally.all.loss());
     out += buf;
+    if (r.tally.all.bytes > 0) {
+      std::snprintf(buf, sizeof buf, " bpb %.4f", r.tally.all.bits_per_byte());
+      out += buf;
+    }
   }
   return out;
 }

@@ -153,6 +153,7 @@ ModelRun open_run(const std::string& path, const TaskOptions& overrides, Device 
   TAPIR_CHECK(fs::exists(checkpoint), "run folder ", folder.dir(),
               " has no checkpoint.safetensors yet");
   TrainConfig config = folder.read_config();
+  folder.use_own_tokenizer(config);
   for (const auto& [name, value] : overrides.values()) config.task_options.set(name, value);
   config.device = device;
   ModelRun run = build_run(config);

@@ -15,6 +15,11 @@ namespace tapir {
 
 namespace fs = std::filesystem;
 
+namespace {
+// The text task's option naming a subword tokenizer (tasks/text.h).
+constexpr const char* kTokenizerOption = "tokenizer";
+}  // namespace
+
 std::string RunFolder::file(const char* name) const {
   return (fs::path(dir_) / name).string();
 }
@@ -24,7 +29,7 @@ bool RunFolder::has(const char* name) const {
 }
 
 std::vector<std::string> RunFolder::written() {
-  return {kConfig,   kMetrics, kCheckpoint, kResume,    kArchitecture,
+  return {kConfig,   kMetrics, kCheckpoint, kResume,    kArchitecture, kTokenizer,
           kFinished, kInputs,  "layers_*",  "robust_*", "report.html"};
 }
 
@@ -51,26 +56,55 @@ bool RunFolder::check_replaceable(bool force) const {
 
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
   if (!writes()) return;
+  // The tokenizer is read before anything in the folder is removed: it may
+  // be the copy a run before left there.
+  const std::string tokenizer = given_tokenizer(config.task_options);
   if (check_replaceable(force))
     for (const char* name :
-         {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kFinished, kInputs})
+         {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kTokenizer, kFinished, kInputs})
       fs::remove(file(name));
   fs::create_directories(dir_);
   mark_folder(dir_, kKind);
+  if (config.task_options.has(kTokenizerOption)) write_file_atomic(file(kTokenizer), tokenizer);
   write_config(config);
+}
+
+void RunFolder::use_own_tokenizer(TrainConfig& config) const {
+  tapir::use_own_tokenizer(config.task_options, dir_);
+}
+
+void keep_given_tokenizer(TaskOptions& options, const TaskOptions& stored) {
+  if (options.has(kTokenizerOption) && stored.has(kTokenizerOption))
+    options.set(kTokenizerOption, stored.values().at(kTokenizerOption));
+}
+
+void use_own_tokenizer(TaskOptions& options, const std::string& dir) {
+  const std::string copy = (fs::path(dir) / RunFolder::kTokenizer).string();
+  if (options.has(kTokenizerOption) && fs::exists(copy)) options.set(kTokenizerOption, copy);
+}
+
+std::string given_tokenizer(const TaskOptions& options) {
+  return options.has(kTokenizerOption) ? read_file(options.values().at(kTokenizerOption)) : "";
 }
 
 void RunFolder::write_config(const TrainConfig& config) const {
   if (!writes()) return;
-  write_file_atomic(file(kConfig), to_json(config.to_json(), 2) + "\n");
+  // config.json keeps the tokenizer option as it was given, not a copy put
+  // in its place (use_own_tokenizer): a run never changes its tokenizer.
+  TrainConfig stored = config;
+  if (config.task_options.has(kTokenizerOption) && has(kConfig))
+    keep_given_tokenizer(stored.task_options, read_config(/*check_task=*/false).task_options);
+  write_file_atomic(file(kConfig), to_json(stored.to_json(), 2) + "\n");
 }
 
 TrainConfig RunFolder::read_config(bool check_task) const {
   const std::string path = file(kConfig);
   TrainConfig config = read_json_file(path, TrainConfig::from_json);  // errors name the file
   if (check_task) {
+    TrainConfig own = config;  // the task as a resume builds it
+    use_own_tokenizer(own);
     try {
-      make_task(config.task, config.task_options);
+      make_task(own.task, own.task_options);
     } catch (const Error& e) {
       fail(path, ": ", e.what());
     }

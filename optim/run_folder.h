@@ -6,6 +6,8 @@
 //                           RNG state and what a trainer adds
 //   arch.safetensors        the learned functions, when the model has any
 //                           (nn/architecture.h)
+//   tokenizer.model         a copy of the text task's subword tokenizer,
+//                           when it has one (tasks/tokenizer.h)
 // Every file is written whole to a temporary file and renamed (metrics.jsonl
 // is appended line by line). A folder with an empty path writes nothing: a
 // run without files (tests). Above nn and the optimizers; the training loop
@@ -39,6 +41,10 @@ class RunFolder {
   static constexpr const char* kCheckpoint = "checkpoint.safetensors";
   static constexpr const char* kResume = "resume.safetensors";
   static constexpr const char* kArchitecture = "arch.safetensors";
+  // A copy of the subword tokenizer of task option `tokenizer`, taken when
+  // the run starts: a resumed or opened run reads this copy, whatever
+  // became of the file the option names.
+  static constexpr const char* kTokenizer = "tokenizer.model";
   // Written by compare, transfer and robust-compare when a run completes
   // (lab/compare.h); holds the step count and the fingerprints of its files.
   static constexpr const char* kFinished = "finished";
@@ -70,6 +76,9 @@ class RunFolder {
   // config.json, strictly; with check_task, the task is also built from its
   // name and options, so a bad option fails naming this file.
   TrainConfig read_config(bool check_task = true) const;
+  // Points the task option `tokenizer` at the folder's copy when it has one
+  // (write_config puts the given path back).
+  void use_own_tokenizer(TrainConfig& config) const;
 
   void append_metrics(const Json& line) const;
   // Drops the metrics lines logged after `step`, so a resumed run's file
@@ -160,6 +169,16 @@ LogCut cut_log_after(const std::string& path, int64_t step);
 
 // cut_log_after(path, step).apply().
 std::string drop_log_lines_after(const std::string& path, int64_t step);
+
+// The subword tokenizer a folder keeps (RunFolder::kTokenizer; a search
+// folder keeps one too). The file the task option `tokenizer` names, read
+// whole ("" without the option).
+std::string given_tokenizer(const TaskOptions& options);
+// Points the option at the copy in `dir`, when the option is given and
+// the copy exists.
+void use_own_tokenizer(TaskOptions& options, const std::string& dir);
+// Puts back the option as `stored` (a config file) gives it.
+void keep_given_tokenizer(TaskOptions& options, const TaskOptions& stored);
 
 // The run folder of `path`: the folder itself, or the folder a checkpoint
 // file is in.

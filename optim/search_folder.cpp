@@ -34,7 +34,7 @@ std::string SearchFolder::model_dir(int m, int64_t generation) const {
 }
 
 std::vector<std::string> SearchFolder::written() {
-  return {kConfig, kLog, kResume, kArchitecture, kResult, "report.html"};
+  return {kConfig, kLog, kResume, kArchitecture, kResult, RunFolder::kTokenizer, "report.html"};
 }
 
 bool SearchFolder::check_replaceable(bool force) const {
@@ -96,11 +96,17 @@ void SearchFolder::clear() const {
 void SearchFolder::start_fresh(const SearchConfig& config) const {
   fs::create_directories(fs::path(dir_) / kSnapshots);
   mark_folder(dir_, kKind);
+  if (config.base.task_options.has("tokenizer"))
+    write_file_atomic(file(RunFolder::kTokenizer), given_tokenizer(config.base.task_options));
   write_config(config);
 }
 
 void SearchFolder::write_config(const SearchConfig& config) const {
-  write_file_atomic(file(kConfig), to_json(config.to_json(), 2) + "\n");
+  // As a run folder's config.json, search.json keeps the tokenizer as given.
+  SearchConfig stored = config;
+  if (fs::exists(file(kConfig)))
+    keep_given_tokenizer(stored.base.task_options, read_config_to_resume().base.task_options);
+  write_file_atomic(file(kConfig), to_json(stored.to_json(), 2) + "\n");
 }
 
 SearchConfig SearchFolder::read_config_to_resume() const {

@@ -8,6 +8,8 @@
 //   resume.safetensors   everything a search needs to continue, saved at
 //                        each evaluation (what it holds: optim/search_state.cpp)
 //   arch.safetensors, search_result.json   at the end
+//   tokenizer.model      a copy of the text task's subword tokenizer, which a
+//                        resumed search reads (as a run folder keeps one)
 // A folder with an empty path writes nothing: a search without files (tests).
 // The loop that fills it is optim/search.h.
 #pragma once

@@ -41,6 +41,7 @@ std::unique_ptr<Search> Search::resume(const std::string& dir, int64_t steps,
                                        bool over_ranks) {
   const SearchFolder folder(dir);
   SearchConfig config = folder.read_config_to_resume();
+  use_own_tokenizer(config.base.task_options, dir);  // the copy the search took
   const int64_t saved_steps = config.resolved().steps;
   // Everything is read and checked before anything in the folder changes.
   const SafeTensorsFile file = folder.load_resume();

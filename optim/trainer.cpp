@@ -145,6 +145,7 @@ void Trainer::append_metrics(const std::vector<EvalResult>& results, double toke
     line.set("accuracy", r.tally.all.accuracy());
     line.set("token_accuracy", r.tally.all.token_accuracy());
     if (task.is_regression()) line.set("rmse", std::sqrt(r.tally.all.loss()));
+    if (r.tally.all.bytes > 0) line.set("bits_per_byte", r.tally.all.bits_per_byte());
     line.set("examples", r.tally.all.examples);
     line.set("lr", run_.config.schedule.lr_at(step_ > 0 ? step_ - 1 : 0));
     line.set("tokens_per_s", tokens_per_s);
@@ -204,6 +205,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
   auto lock =
       writes ? std::make_unique<FolderLock>(dir, RunFolder::kKind, RunFolder::written()) : nullptr;
   TrainConfig config = folder.read_config();
+  folder.use_own_tokenizer(config);
   const int64_t saved_steps = config.steps;
   if (steps > 0) {
     if (config.schedule.total == config.steps) config.schedule.total = steps;

@@ -6,8 +6,9 @@ set -euo pipefail
 # dpkg-dev (dpkg-shlibdeps) and file: CPack's Debian package (the package test).
 # libopenmpi-dev and openmpi-bin: several processes on one job (mpirun; docs/distributed.md).
 # libxsmm-dev: the libxsmm products of `tapir bench --gemm` (optional to the build).
+# libsentencepiece-dev: subword tokenizers (`tapir tokenizer train`, the text task).
 packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev
-  nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev)
+  nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev libsentencepiece-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,12 +1,17 @@
 #include "tasks/task.h"
 
 #include <algorithm>
+#include <numbers>
 
 #include "base/error.h"
 #include "base/json.h"
 #include "base/parse.h"
 
 namespace tapir {
+
+double Tally::bits_per_byte() const {
+  return bytes ? loss_sum / std::numbers::ln2 / double(bytes) : 0.0;
+}
 
 int32_t Vocab::id(std::string_view name) const {
   for (size_t i = 0; i < names.size(); ++i)

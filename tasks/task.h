@@ -73,9 +73,15 @@ struct Tally {
   int64_t tokens = 0, tokens_correct = 0;  // scored positions
   int64_t loss_tokens = 0;                 // masked positions
   double loss_sum = 0;                     // sum of their losses (nats)
+  // Bytes of text the masked positions' targets stand for (the text task;
+  // 0 for every other task).
+  int64_t bytes = 0;
   double accuracy() const { return examples ? double(correct) / double(examples) : 0.0; }
   double token_accuracy() const { return tokens ? double(tokens_correct) / double(tokens) : 0.0; }
   double loss() const { return loss_tokens ? loss_sum / double(loss_tokens) : 0.0; }
+  // Bits per byte of text: the loss summed over the masked positions, in bits,
+  // over the bytes they stand for; 0 without bytes.
+  double bits_per_byte() const;
   void add(const Tally& o) {
     examples += o.examples;
     correct += o.correct;
@@ -83,6 +89,7 @@ struct Tally {
     tokens_correct += o.tokens_correct;
     loss_tokens += o.loss_tokens;
     loss_sum += o.loss_sum;
+    bytes += o.bytes;
   }
 };
 // What a task adds to an EvalTally at a time (an example; text adds a

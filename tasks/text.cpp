@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/file_io.h"
+#include "tasks/tokenizer.h"
 
 namespace tapir {
 
@@ -37,8 +38,9 @@ std::vector<std::string> files_below(const std::string& dir) {
   return files;
 }
 
-// The concatenated corpus named by the `path` option.
-std::string read_corpus(const std::string& path) {
+}  // namespace
+
+std::string read_text_corpus(const std::string& path) {
   TAPIR_CHECK(!path.empty(),
               "text: option path is required (a file, comma-separated files or a directory)");
   std::string corpus;
@@ -75,6 +77,12 @@ std::string read_corpus(const std::string& path) {
   }
   return corpus;
 }
+
+int64_t text_test_begin(int64_t bytes, double test_frac) {
+  return bytes - std::llround(test_frac * double(bytes));
+}
+
+namespace {
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -134,9 +142,13 @@ TextTask::TextTask(const TaskOptions& o, bool from_path, std::string corpus, std
   const double arch_frac = o.get_double("arch-frac", 0.2, 0.0, 0.9);
   const double test_frac = o.get_double("test-frac", 0.1, 0.01, 0.5);
   const std::string vocab_hex = o.get_string("vocab", "");
+  tokenizer_path_ = o.get_string("tokenizer", "");
+  TAPIR_CHECK(vocab_hex.empty() || tokenizer_path_.empty(),
+              "text: options vocab and tokenizer cannot be given together (the tokenizer's "
+              "pieces are the vocabulary)");
   if (from_path) {
     const std::string path = o.get_string("path", "");
-    corpus_ = read_corpus(path);
+    corpus_ = read_text_corpus(path);
     source_ = "path=" + path;
   } else {
     // Read, so that an unknown option's message lists path among the known ones.
@@ -146,23 +158,31 @@ TextTask::TextTask(const TaskOptions& o, bool from_path, std::string corpus, std
   }
 
   const auto n = static_cast<int64_t>(corpus_.size());
-  const int64_t test_begin = n - std::llround(test_frac * double(n));
+  const int64_t test_begin = text_test_begin(n, test_frac);
   const int64_t arch_begin = test_begin - std::llround(arch_frac * double(test_begin));
   train_ = {0, arch_begin};
   arch_ = {arch_begin, test_begin};
   test_ = {test_begin, n};
+  if (tokenizer_path_.empty())
+    build_byte_vocab(vocab_hex);
+  else
+    build_subword_vocab();
   for (const char* split : {"train", "arch", "test"}) {
-    const Range range = split_range(split);
     if (split == std::string("arch") && arch_frac == 0) continue;
-    TAPIR_CHECK(range.size() >= context_ + 1, "text: the ", split, " split of the corpus (", n,
-                " bytes, ", source_, ") has ", range.size(),
-                " bytes, too few for option context = ", context_,
-                " (a window needs context + 1 bytes); use a longer corpus or a smaller context");
+    const Range bytes = split_range(split), tokens = token_range(split);
+    const char* unit = tokenizer_ ? " tokens" : " bytes";
+    TAPIR_CHECK(tokens.size() >= context_ + 1, "text: the ", split, " split of the corpus (", n,
+                " bytes, ", source_, ") has ", tokens.size(), unit, tokenizer_ ? " (" : "",
+                tokenizer_ ? std::to_string(bytes.size()) + " bytes)" : "",
+                ", too few for option context = ", context_, " (a window needs context + 1", unit,
+                "); use a longer corpus or a smaller context");
   }
+}
 
+void TextTask::build_byte_vocab(const std::string& vocab_hex) {
   if (vocab_hex.empty()) {
     std::array<bool, 256> seen{};
-    for (int64_t i = 0; i < test_begin; ++i) seen[static_cast<unsigned char>(corpus_[i])] = true;
+    for (int64_t i = 0; i < test_.begin; ++i) seen[static_cast<unsigned char>(corpus_[i])] = true;
     for (int b = 0; b < 256; ++b)
       if (seen[b]) bytes_.push_back(static_cast<unsigned char>(b));
   } else {
@@ -175,14 +195,61 @@ TextTask::TextTask(const TaskOptions& o, bool from_path, std::string corpus, std
     vocab_.names.push_back(byte_name(bytes_[i]));
   }
   vocab_.names.push_back("<unk>");
+  byte_length_.assign(vocab_.names.size(), 1);  // every id is one byte, <unk> too
+  tokens_.resize(corpus_.size());
+  for (size_t i = 0; i < corpus_.size(); ++i)
+    tokens_[i] = ids_[static_cast<unsigned char>(corpus_[i])];
+  token_train_ = train_;
+  token_arch_ = arch_;
+  token_test_ = test_;
+}
+
+void TextTask::build_subword_vocab() {
+  try {
+    tokenizer_ = std::make_shared<const Tokenizer>(Tokenizer::load(tokenizer_path_));
+  } catch (const Error& e) {
+    fail("text: option tokenizer: ", e.what());
+  }
+  const Tokenizer& t = *tokenizer_;
+  for (int32_t id = 0; id < t.size(); ++id) {
+    vocab_.names.push_back(t.name(id));
+    byte_length_.push_back(t.byte_length(id));
+  }
+  unk_ = t.unk_id();
+  // Each split is encoded on its own, so no token straddles a boundary, and
+  // must decode to its own bytes: bits per byte divides by them.
+  for (const char* split : {"train", "arch", "test"}) {
+    const Range bytes = split_range(split);
+    const std::string_view text = std::string_view(corpus_).substr(
+        static_cast<size_t>(bytes.begin), static_cast<size_t>(bytes.size()));
+    const std::vector<int32_t> ids = t.encode(text);
+    const std::string back = t.decode(ids);
+    if (back != text) {
+      const auto lost = std::mismatch(back.begin(), back.end(), text.begin(), text.end());
+      fail("text: option tokenizer: ", tokenizer_path_, " does not give back the ", split,
+           " split (its ", bytes.size(), " bytes decode to ", back.size(),
+           ", first differing at byte ", bytes.begin + (lost.second - text.begin()),
+           " of the corpus); use a tokenizer of `tapir tokenizer train`, which keeps every byte");
+    }
+    Range& range = split == std::string("train")  ? token_train_
+                   : split == std::string("arch") ? token_arch_
+                                                  : token_test_;
+    range = {static_cast<int64_t>(tokens_.size()),
+             static_cast<int64_t>(tokens_.size() + ids.size())};
+    tokens_.insert(tokens_.end(), ids.begin(), ids.end());
+  }
 }
 
 std::string TextTask::describe() const {
-  return "text " + source_ + " (" + std::to_string(corpus_.size()) + " bytes, " +
-         std::to_string(bytes_.size()) + " symbols + <unk>) context=" + std::to_string(context_) +
-         ": train [0, " + std::to_string(arch_.begin) + "), arch [" + std::to_string(arch_.begin) +
-         ", " + std::to_string(test_.begin) + "), test [" + std::to_string(test_.begin) + ", " +
-         std::to_string(test_.end) + ")";
+  std::string units = std::to_string(bytes_.size()) + " symbols + <unk>";
+  if (tokenizer_)
+    units = "tokenizer " + tokenizer_path_ + ": " + std::to_string(vocab_.size()) + " pieces, " +
+            std::to_string(tokens_.size()) + " tokens";
+  return "text " + source_ + " (" + std::to_string(corpus_.size()) + " bytes, " + units +
+         ") context=" + std::to_string(context_) + ": train [0, " + std::to_string(arch_.begin) +
+         "), arch [" + std::to_string(arch_.begin) + ", " + std::to_string(test_.begin) +
+         "), test [" + std::to_string(test_.begin) + ", " + std::to_string(test_.end) + ")" +
+         (tokenizer_ ? " bytes" : "");
 }
 
 std::string TextTask::vocab_string() const {
@@ -202,22 +269,29 @@ TextTask::Range TextTask::split_range(const std::string& split) const {
   fail("text has no split '", split, "' (splits: train, arch, test)");
 }
 
+TextTask::Range TextTask::token_range(const std::string& split) const {
+  if (split == "train") return token_train_;
+  if (split == "arch") return token_arch_;
+  if (split == "test") return token_test_;
+  fail("text has no split '", split, "' (splits: train, arch, test)");
+}
+
 void TextTask::write_window(int64_t start, int64_t b, Batch& out) const {
   for (int64_t t = 0; t < context_; ++t) {
     const int64_t i = out.at(b, t);
-    out.tokens[i] = ids_[static_cast<unsigned char>(corpus_[start + t])];
-    out.targets[i] = ids_[static_cast<unsigned char>(corpus_[start + t + 1])];
+    out.tokens[i] = tokens_[static_cast<size_t>(start + t)];
+    out.targets[i] = tokens_[static_cast<size_t>(start + t + 1)];
     out.mask[i] = 1.0f;
   }
 }
 
 void TextTask::sample(const std::string& split, int64_t batch_size, Rng& rng, Batch& out) const {
-  const Range range = split_range(split);
+  const Range range = token_range(split);
   TAPIR_CHECK(range.size() >= context_ + 1, "text: the ", split,
               " split is empty (arch-frac is 0)");
   out.reset(batch_size, context_, pad_token());
   // Window starts lie in [begin, end - context - 1]: the window's last target
-  // is the split's last byte at most.
+  // is the split's last token at most.
   for (int64_t b = 0; b < batch_size; ++b)
     write_window(range.begin + rng.randint(range.size() - context_), b, out);
 }
@@ -229,7 +303,7 @@ int64_t TextTask::eval_offset(const Range& range) const {
 }
 
 int64_t TextTask::eval_size(const std::string& split) const {
-  const Range range = split_range(split);
+  const Range range = token_range(split);
   if (range.size() < context_ + 1) return 0;
   const int64_t windows = (range.size() - eval_offset(range) - 1) / context_;
   return std::min(eval_size_, windows);
@@ -237,7 +311,7 @@ int64_t TextTask::eval_size(const std::string& split) const {
 
 void TextTask::eval_batch(const std::string& split, int64_t begin, int64_t count,
                           Batch& out) const {
-  const Range range = split_range(split);
+  const Range range = token_range(split);
   TAPIR_CHECK(begin >= 0 && count >= 0 && begin + count <= eval_size(split), "text: windows [",
               begin, ", ", begin + count, ") outside split ", split, " of ", eval_size(split));
   out.reset(count, context_, pad_token());
@@ -250,13 +324,15 @@ void TextTask::score(const Batch& batch, const float* logits, const float* losse
                      EvalTally& tally) const {
   EvalTally windows;
   Task::score(batch, logits, losses, windows);
-  Tally chars = windows.all;  // a window being all right says little: count characters
-  chars.examples = chars.tokens;
-  chars.correct = chars.tokens_correct;
-  tally.add(chars);
+  Tally tokens = windows.all;  // a window being all right says little: count tokens
+  tokens.examples = tokens.tokens;
+  tokens.correct = tokens.tokens_correct;
+  for (size_t i = 0; i < batch.targets.size(); ++i)
+    if (batch.mask[i] != 0) tokens.bytes += byte_length_[static_cast<size_t>(batch.targets[i])];
+  tally.add(tokens);
 }
 
-TAPIR_REGISTER_TASK(kTextTask, "text", "character-level language modelling over files",
+TAPIR_REGISTER_TASK(kTextTask, "text", "language modelling over files: bytes or subword pieces",
                     make_task_of<TextTask>, {"--schedule", "cosine"}, {"--min-lr-ratio", "0.05"});
 
 }  // namespace tapir

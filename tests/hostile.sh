@@ -46,6 +46,8 @@ tiny=(--task modadd --opt p=23 --width 16 --heads 2 --layers 1 --eval-every 2 --
   : >empty.safetensors
   head -c 100 run/checkpoint.safetensors >truncated.safetensors
   printf '{"degree": 3' >bad.json
+  for i in $(seq 400); do echo "the cat $i sat on the mat, and the dog ran"; done >corpus.txt
+  "$tapir" tokenizer train --path corpus.txt --vocab-size 300 --out tok.model >/dev/null
 )
 if [ $? -ne 0 ]; then
   echo "FAIL: the fixtures could not be made"

@@ -355,3 +355,24 @@ refuse names "--checkpoint is required" @ eval
 setup='rm -r cmp/baseline/seed-0 && cp srun/arch.safetensors search/arch.safetensors'
 refuse reuse "arch" @ "${C[@]}"
 setup=""
+
+# Subword tokenizers: the model file, and the text task's option.
+X=(--task text --opt path=corpus.txt --opt context=16 --width 16 --heads 2 --layers 1 --steps 2
+  --threads 1 --quiet)
+refuse files "tok.model already exists" @ tokenizer train --path corpus.txt --out tok.model
+refuse files "same file" @ tokenizer train --path corpus.txt --out corpus.txt --force
+refuse files "does not exist" @ tokenizer train --path nosuch.txt --out new.model
+refuse files "not a SentencePiece model" @ train "${X[@]}" --opt tokenizer=garbage.safetensors \
+  --out new
+refuse files "tokenizer file 'nosuch.model' does not exist" @ train "${X[@]}" \
+  --opt tokenizer=nosuch.model --out new
+refuse files "not a SentencePiece model" @ tokenizer encode bad.json "the cat"
+refuse names "vocab and tokenizer" @ train "${X[@]}" --opt tokenizer=tok.model --opt vocab=6162 \
+  --out new
+refuse names "--type" @ tokenizer train --path corpus.txt --type wordpiece --out new.model
+refuse numbers "--vocab-size" @ tokenizer train --path corpus.txt --vocab-size 257 --out new.model
+refuse numbers "--vocab-size" @ tokenizer train --path corpus.txt --vocab-size abc --out new.model
+refuse numbers "Vocabulary size too high" @ tokenizer train --path corpus.txt --vocab-size 99999 \
+  --out new.model
+refuse sizes "too few for option context = 5000" @ train --task text --opt path=corpus.txt \
+  --opt tokenizer=tok.model --opt context=5000 --width 16 --heads 2 --layers 1 --out new

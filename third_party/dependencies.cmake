@@ -7,6 +7,7 @@
 #   doctest       doctest-dev         the test harness
 #   CLI11         libcli11-dev        the `tapir` command line
 #   nlohmann_json nlohmann-json3-dev  reading and writing JSON (base/json.h)
+#   SentencePiece libsentencepiece-dev subword tokenizers (tasks/tokenizer.cpp)
 #   MPI           libopenmpi-dev      optional, found in cmake/mpi.cmake
 #   libxsmm       libxsmm-dev         optional (bench --gemm only), found in cmake/libxsmm.cmake
 
@@ -23,3 +24,18 @@ find_package(OpenBLAS CONFIG REQUIRED)
 add_library(tapir::blas INTERFACE IMPORTED)
 target_include_directories(tapir::blas INTERFACE ${OpenBLAS_INCLUDE_DIRS})
 target_link_libraries(tapir::blas INTERFACE ${OpenBLAS_LIBRARIES})
+
+# SentencePiece ships a pkg-config module and no CMake config; its headers
+# are only included by tasks/tokenizer.cpp.
+find_path(TAPIR_SENTENCEPIECE_INCLUDE_DIR sentencepiece_trainer.h)
+find_library(TAPIR_SENTENCEPIECE_LIBRARY sentencepiece)
+find_library(TAPIR_SENTENCEPIECE_TRAIN_LIBRARY sentencepiece_train)
+if(NOT TAPIR_SENTENCEPIECE_INCLUDE_DIR OR NOT TAPIR_SENTENCEPIECE_LIBRARY
+   OR NOT TAPIR_SENTENCEPIECE_TRAIN_LIBRARY)
+  message(FATAL_ERROR "SentencePiece not found: install libsentencepiece-dev "
+                      "(scripts/setup.sh installs every dependency)")
+endif()
+add_library(tapir::sentencepiece INTERFACE IMPORTED)
+target_include_directories(tapir::sentencepiece SYSTEM INTERFACE ${TAPIR_SENTENCEPIECE_INCLUDE_DIR})
+target_link_libraries(tapir::sentencepiece INTERFACE ${TAPIR_SENTENCEPIECE_TRAIN_LIBRARY}
+                                                     ${TAPIR_SENTENCEPIECE_LIBRARY})

@@ -40,14 +40,18 @@ Command add_eval_command(CLI::App& app) {
               if (o->json) {
                 std::printf(
                     "{\"split\":\"%s\",\"examples\":%lld,\"accuracy\":%.6f,"
-                    "\"token_accuracy\":%.6f,\"loss\":%.6f}\n",
+                    "\"token_accuracy\":%.6f,\"loss\":%.6f",
                     split.c_str(), static_cast<long long>(t.examples), t.accuracy(),
                     t.token_accuracy(), t.loss());
+                if (t.bytes > 0) std::printf(",\"bits_per_byte\":%.6f", t.bits_per_byte());
+                std::printf("}\n");
                 continue;
               }
-              std::printf("%s: %lld examples, accuracy %.4f, token accuracy %.4f, loss %.4f\n",
+              std::printf("%s: %lld examples, accuracy %.4f, token accuracy %.4f, loss %.4f",
                           split.c_str(), static_cast<long long>(t.examples), t.accuracy(),
                           t.token_accuracy(), t.loss());
+              if (t.bytes > 0) std::printf(", %.4f bits per byte", t.bits_per_byte());
+              std::printf("\n");
               std::printf("%s", format_groups(r, task.group_name()).c_str());
             }
             return 0;

@@ -37,5 +37,6 @@ Command add_tasks_command(CLI::App& app);
 Command add_layers_command(CLI::App& app);
 Command add_robust_command(CLI::App& app);
 Command add_robust_compare_command(CLI::App& app);
+Command add_tokenizer_command(CLI::App& app);
 
 }  // namespace tapir

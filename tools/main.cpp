@@ -64,7 +64,7 @@ void make_cli(Cli& cli) {
                   tapir::add_plot_command(app),     tapir::add_selfcheck_command(app),
                   tapir::add_tasks_command(app),    tapir::add_layers_command(app),
                   tapir::add_robust_command(app),   tapir::add_robust_compare_command(app),
-                  tapir::add_arch_command(app)};
+                  tapir::add_arch_command(app),     tapir::add_tokenizer_command(app)};
   tapir::make_numbers_strict(app);
   // Unknown arguments fall through to here; only the commands that train
   // accept them (as task options), checked below. Set after the subcommands
