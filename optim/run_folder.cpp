@@ -89,10 +89,14 @@ std::string given_tokenizer(const TaskOptions& options) {
 
 void RunFolder::write_config(const TrainConfig& config) const {
   if (!writes()) return;
-  // config.json keeps the tokenizer option as it was given, not a copy put
-  // in its place (use_own_tokenizer): a run never changes its tokenizer.
+  // config.json keeps the tokenizer option as it was given, not the copy
+  // that use_own_tokenizer put in its place: a run never changes its
+  // tokenizer. (A search's models name the search's copy when it resumes;
+  // optim/search.cpp writes their configs with the given path.)
   TrainConfig stored = config;
-  if (config.task_options.has(kTokenizerOption) && has(kConfig))
+  const auto& options = config.task_options.values();
+  const auto it = options.find(kTokenizerOption);
+  if (it != options.end() && it->second == file(kTokenizer) && has(kConfig))
     keep_given_tokenizer(stored.task_options, read_config(/*check_task=*/false).task_options);
   write_file_atomic(file(kConfig), to_json(stored.to_json(), 2) + "\n");
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 
 #include "autograd/ops.h"
 #include "base/clock.h"
@@ -113,6 +114,15 @@ uint64_t Search::model_seed(int m, int64_t generation) const {
   return config_.base.seed + static_cast<uint64_t>(generation * config_.models + m);
 }
 
+// A resumed search reads its own copy of the tokenizer (Search::resume); a
+// model it starts names the file as search.json gives it, as the models of
+// an uninterrupted search do.
+void Search::name_given_tokenizer(TrainConfig config, const std::string& dir) const {
+  if (!folder_.writes() || !std::filesystem::exists(folder_.file(SearchFolder::kConfig))) return;
+  keep_given_tokenizer(config.task_options, folder_.read_config_to_resume().base.task_options);
+  RunFolder(dir).write_config(config);
+}
+
 void Search::start_member(int m, int64_t generation, bool fresh) {
   Member& member = members_[static_cast<size_t>(m)];
   member.generation = generation;
@@ -123,7 +133,10 @@ void Search::start_member(int m, int64_t generation, bool fresh) {
   TrainConfig c = config_.base;
   c.seed = model_seed(m, generation);
   member.trainer = std::make_unique<Trainer>(c, folder_.model_dir(m, generation));
-  if (fresh) member.trainer->start_fresh(/*force=*/true);
+  if (fresh) {
+    member.trainer->start_fresh(/*force=*/true);
+    name_given_tokenizer(member.trainer->config(), folder_.model_dir(m, generation));
+  }
   member.arch_rng = Rng(c.seed, 2);
   member.splines = splines_of(member.trainer->model());
   for (Parameter* p : member.trainer->model().parameters()) {

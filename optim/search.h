@@ -167,6 +167,7 @@ class Search {
   // A fresh member, or (fresh false) one whose state resume restores. Only
   // the process that owns model m builds it; the others note its generation.
   void start_member(int m, int64_t generation, bool fresh = true);
+  void name_given_tokenizer(TrainConfig config, const std::string& dir) const;
   uint64_t model_seed(int m, int64_t generation) const;
   // A model this process holds, for what every model has alike: the shapes
   // and initial values of the learned functions, the configuration but for

@@ -159,6 +159,8 @@ std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
   const auto note = [&notes](const std::string& text) {
     if (!text.empty()) notes.push_back(text);
   };
+  // The options as search.json gives them (the tokenizer as given).
+  const SearchConfig given = read_config_to_resume();
   // Every log is read and checked before any is cut.
   std::vector<LogCut> cuts = {cut_log_after(file(kLog), step)};
   for (int m = 0; m < static_cast<int>(models.size()); ++m) {
@@ -172,7 +174,9 @@ std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
     const ModelAt& at = models[static_cast<size_t>(m)];
     const RunFolder folder(model_dir(m, at.generation));
     fs::create_directories(folder.dir());
-    folder.write_config(*at.config);  // the device and threads it runs with now
+    TrainConfig model_config = *at.config;  // the device and threads it runs with now
+    keep_given_tokenizer(model_config.task_options, given.base.task_options);
+    folder.write_config(model_config);
     // Generations started after the resumed step start again when their time comes.
     for (int64_t g = at.generation + 1; fs::exists(model_dir(m, g)); ++g) {
       fs::remove_all(model_dir(m, g));

@@ -21,6 +21,7 @@
 #include "base/file_io.h"
 #include "base/json.h"
 #include "engine/threads.h"
+#include "optim/search.h"
 #include "optim/trainer.h"
 #include "tasks/text.h"
 #include "tests/seed_trials.h"
@@ -285,6 +286,58 @@ TEST_CASE("a subword run keeps its tokenizer and resumes with it, whatever becam
   std::filesystem::remove(c.model_path);
   const tapir::ModelRun opened = tapir::open_run(split);
   CHECK(opened.task->vocab().size() == 320);
+}
+
+namespace {
+
+// config.json of every model and search.json, and the learned functions, by
+// path below a search folder.
+std::map<std::string, std::string> search_files(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name == "config.json" || name == "search.json" || name == "arch.safetensors")
+      out[std::filesystem::relative(e.path(), dir).string()] = tapir::read_file(e.path().string());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a subword search resumes with its own copy of the tokenizer, as if never stopped") {
+  const SubwordCorpus c;
+  tapir::SearchConfig s;
+  s.base = subword_config(c, 8);  // a model's lifetime: restarts after the resume
+  s.base.eval_every = 4;
+  s.base.model.mlp_act = tapir::MlpAct::spline;
+  s.base.model.mlp_spline.grid = tapir::SplineGrid(11, -4, 4, true);
+  s.models = 2;
+  s.steps = 16;
+  s.stagger = tapir::Stagger::reinit;
+  const std::string whole = c.dir.folder("whole"), cut = c.dir.folder("cut");
+  tapir::set_num_threads(1);
+  tapir::Search(s, whole).run();
+  {
+    tapir::Search search(s, cut);
+    tapir::Search::Events events;
+    events.on_eval = [](int64_t step, double) {
+      if (step == 8) throw tapir::Error("simulated kill");
+    };
+    CHECK_THROWS_AS(search.run(events), tapir::Error);
+  }
+  tapir::write_file_atomic(c.model_path, trained_model(c.corpus.substr(0, 20000), "unigram", 300));
+  const std::unique_ptr<tapir::Search> resumed = tapir::Search::resume(cut);
+  CHECK(resumed->steps_done() == 8);
+  resumed->run();
+  const auto a = search_files(whole), b = search_files(cut);
+  CHECK(a.count("models/model-0-gen-1/config.json") == 1);  // started after the resume
+  CHECK(a.count("arch.safetensors") == 1);
+  CHECK(a.size() == b.size());
+  for (const auto& [name, text] : a) {
+    INFO(name);
+    CHECK((b.count(name) == 1 && b.at(name) == text));
+  }
+  CHECK(a.at("search.json").find(c.model_path) != std::string::npos);
 }
 
 TEST_CASE("training smoke: text on subwords") {
