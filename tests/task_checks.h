@@ -4,6 +4,8 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "base/error.h"
 #include "engine/rng.h"
 #include "tasks/task.h"
+#include "tasks/text.h"
 
 namespace task_checks {
 
@@ -108,6 +111,21 @@ inline void check_rejected(const std::string& name, std::map<std::string, std::s
                            const std::string& option) {
   CAPTURE(option);
   CHECK_THROWS_WITH_AS(make(name, options), doctest::Contains(option.c_str()), tapir::Error);
+}
+
+// The entropy in nats of the split's token frequencies: the loss of the
+// best text model that ignores its context (chance for a language model).
+inline double unigram_entropy(const tapir::TextTask& task, const std::string& split) {
+  const tapir::TextTask::Range range = task.token_range(split);
+  std::map<int32_t, double> counts;
+  for (int64_t i = range.begin; i < range.end; ++i)
+    counts[task.tokens()[static_cast<size_t>(i)]] += 1;
+  double entropy = 0;
+  for (const auto& [id, n] : counts) {
+    const double p = n / double(range.size());
+    entropy -= p * std::log(p);
+  }
+  return entropy;
 }
 
 }  // namespace task_checks

@@ -21,6 +21,7 @@
 #include "optim/trainer.h"
 #include "tasks/text.h"
 #include "tests/seed_trials.h"
+#include "tests/task_checks.h"
 
 namespace {
 
@@ -173,16 +174,8 @@ TEST_CASE("training smoke: text") {
   const std::string tiny =
       (std::filesystem::path(__FILE__).parent_path() / "data" / "tiny.txt").string();
   const TrainConfig config = small_config("text", {{"path", tiny}, {"context", "16"}}, 200, 1e-3);
-  const tapir::TextTask task{config.task_options};
-  const tapir::TextTask::Range train = task.split_range("train");
-  std::map<int32_t, double> counts;
-  for (int64_t i = train.begin; i < train.end; ++i)
-    counts[task.id_of(static_cast<unsigned char>(task.corpus()[i]))] += 1;
-  double unigram = 0;  // nats per character
-  for (const auto& [id, n] : counts) {
-    const double p = n / double(train.size());
-    unigram -= p * std::log(p);
-  }
+  const double unigram =  // nats per character
+      task_checks::unigram_entropy(tapir::TextTask{config.task_options}, "train");
   MESSAGE("text: unigram entropy of the training text ", unigram, " nats per character");
   CHECK_SEEDS(2, 3, [&](uint64_t seed, std::ostream& out) {
     return train_and_test(config, seed, out).loss() < unigram - 0.2;

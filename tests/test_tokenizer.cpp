@@ -25,6 +25,7 @@
 #include "optim/trainer.h"
 #include "tasks/text.h"
 #include "tests/seed_trials.h"
+#include "tests/task_checks.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -347,16 +348,8 @@ TEST_CASE("training smoke: text on subwords") {
   // pieces) and at line ends; a model must go below chance on the test text.
   const SubwordCorpus c;
   const tapir::TrainConfig config = subword_config(c, 200);
-  const tapir::TextTask task(config.task_options);
-  const tapir::TextTask::Range train = task.token_range("train");
-  std::map<int32_t, double> counts;
-  for (int64_t i = train.begin; i < train.end; ++i)
-    counts[task.tokens()[static_cast<size_t>(i)]] += 1;
-  double unigram = 0;  // nats per token
-  for (const auto& [id, n] : counts) {
-    const double p = n / double(train.size());
-    unigram -= p * std::log(p);
-  }
+  const double unigram =  // nats per token
+      task_checks::unigram_entropy(tapir::TextTask(config.task_options), "train");
   MESSAGE("text on subwords: unigram entropy of the training pieces ", unigram, " nats per token");
   CHECK_SEEDS(2, 3, [&](uint64_t seed, std::ostream& out) {
     tapir::TrainConfig seeded = config;
