@@ -320,7 +320,7 @@ std::string spread_line(const BaselineVerdict& v) {
       "variance of log steps to " + threshold_text(v.threshold) + " on " + v.split;
   if (std::isnan(s.ratio.point))
     return "spread: " + v.variant + " is inconclusive against baseline: " + what +
-           " needs 2 seeds a side (" + design_text(v) + ")";
+           " needs 2 seeds a side that reach it (" + design_text(v) + ")";
   char p[32];
   std::snprintf(p, sizeof p, "%.2g", s.p);
   return "spread: " + v.variant + " is " +

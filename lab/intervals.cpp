@@ -286,6 +286,17 @@ StepsRatio steps_ratio(const Groups& variant, const Groups& baseline, double bud
   return out;
 }
 
+namespace {
+
+// Runs that reached the threshold (finite steps).
+size_t reached(const Groups& groups) {
+  const std::vector<double> all = flatten(groups);
+  return static_cast<size_t>(
+      std::count_if(all.begin(), all.end(), [](double s) { return std::isfinite(s); }));
+}
+
+}  // namespace
+
 SpreadRatio spread_ratio(const Groups& variant, const Groups& baseline, double budget, bool paired,
                          uint64_t stream) {
   check_sides(variant, baseline, budget, paired);
@@ -293,7 +304,9 @@ SpreadRatio spread_ratio(const Groups& variant, const Groups& baseline, double b
   out.paired = paired;
   out.groups = static_cast<int>(variant.size());
   out.n = seeds_of_sides(variant, baseline);
-  if (flatten(variant).size() < 2 || flatten(baseline).size() < 2) {
+  // A run that never got there counts at the budget, which squeezes the
+  // spread: a side with fewer than 2 runs that got there has no spread.
+  if (reached(variant) < 2 || reached(baseline) < 2) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     out.ratio = {nan, nan, nan};
     out.p = nan;

@@ -87,8 +87,10 @@ enum class SpreadVerdict { narrower, wider, inconclusive };
 // Paired against a baseline that ran no search, the baseline's seeds count
 // once per search, as their pairs do.
 //
-// Defined edge cases: fewer than 2 values on a side: ratio, interval and p
-// NaN, inconclusive. Both variances 0: ratio 1. Baseline variance 0 and the
+// Defined edge cases: fewer than 2 runs on a side that reached the
+// threshold (a side that mostly never got there has no spread to speak
+// of; counted at the budget, its runs would read as "narrower"): ratio,
+// interval and p NaN, inconclusive. Both variances 0: ratio 1. Baseline variance 0 and the
 // variant's above 0: +inf. A run at the threshold at step 0 counts as step 1.
 struct SpreadRatio {
   Interval ratio;

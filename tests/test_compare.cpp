@@ -326,7 +326,7 @@ TEST_CASE("the verdict against the baseline is read from the interval of the ste
   const std::string spread = spread_line(v);
   CHECK(spread ==
         "spread: A is inconclusive against baseline: variance of log steps to 0.90 on test needs 2 "
-        "seeds a side (unpaired, 3 seeds against 1)");
+        "seeds a side that reach it (unpaired, 3 seeds against 1)");
   CHECK(compare_table_markdown(results, {0.9}).find(line + "\n" + spread + "\n") !=
         std::string::npos);
   const Json json = parse_json(compare_json(results, {0.9}));

@@ -217,11 +217,19 @@ TEST_CASE("spread: censored runs count at the budget, never dropped") {
   const SpreadRatio dropped = spread_ratio({{400, 600, 650, 500}}, baseline, kBudget, false);
   CHECK(censored.ratio.point == doctest::Approx(5.206).epsilon(0.001));
   CHECK(dropped.ratio.point == doctest::Approx(1.776).epsilon(0.001));
-  // A variant that never gets there has no spread at all: read it with the
-  // steps ratio, which calls it slower.
-  const SpreadRatio all_never =
-      spread_ratio({{never, never, never, never, never, never}}, baseline, kBudget, true);
-  CHECK(all_never.ratio.point == 0);
+  // A variant that (all but once) never gets there has no spread to
+  // compare: counted at the budget it would read as narrower. Read it with
+  // the steps ratio, which calls it slower.
+  for (const std::vector<double>& runs :
+       {std::vector<double>{never, never, never, never, never, never},
+        std::vector<double>{never, 500, never, never, never, never}}) {
+    const SpreadRatio mostly_never = spread_ratio({runs}, baseline, kBudget, true);
+    CHECK(std::isnan(mostly_never.ratio.point));
+    CHECK(mostly_never.verdict == SpreadVerdict::inconclusive);
+  }
+  // Two that got there are enough.
+  CHECK_FALSE(std::isnan(
+      spread_ratio({{never, 500, never, never, 700, never}}, baseline, kBudget, true).ratio.point));
 }
 
 TEST_CASE("spread: the same runs give the same bits") {
