@@ -64,26 +64,36 @@ for target in "${sources[@]}"; do
     --out "$out/compare-$target" >/dev/null
 done
 
-# The table: per target and variant, the final test bits per byte (median
-# over seeds, [min, max]) and its difference from GeLU's median.
+# The table: per target and functions, the final test bits per byte
+# (median over seeds [min, max]) and its difference from GeLU seed by seed
+# (both saw the same data order): median [min, max] of the differences and
+# on how many seeds the functions were lower.
 final_bpb() { tail -n 1 "$1/metrics.jsonl" | jq -r '.bits_per_byte'; }
-median_min_max() { sort -g | awk '{v[NR] = $1} END {
-  m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-  printf "%.4f %.4f %.4f\n", m, v[1], v[NR] }'; }
-echo "| target | functions | test bits per byte, median [min, max] | minus GeLU |"
-echo "|---|---|---|---|"
+# seed and final bits per byte of every run of a variant, one "SEED BPB" a line.
+runs_bpb() {
+  jq -r --arg v "$2" '.variants[] | select(.variant == $v) | .runs[] | "\(.seed) \(.dir)"' \
+    "$1/compare.json" | while read -r seed dir; do echo "$seed $(final_bpb "$dir")"; done
+}
+summary() {
+  sort -g | awk '{v[NR] = $1} END {
+    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%+.4f [%+.4f, %+.4f]\n", m, v[1], v[NR] }'
+}
+echo "| target | functions | test bits per byte: median [min, max] | minus GeLU, seed by seed: median [min, max] | seeds lower |"
+echo "|---|---|---|---|---|"
 for target in "${sources[@]}"; do
   cmp="$out/compare-$target"
-  base=""
+  runs_bpb "$cmp" baseline | sort -n >"$out/baseline-$target.txt"
+  printf "| %s | GeLU | %s | | |\n" "$target" "$(cut -d' ' -f2 "$out/baseline-$target.txt" | summary | tr -d +)"
   while read -r variant; do
-    read -r med lo hi < <(jq -r --arg v "$variant" \
-      '.variants[] | select(.variant == $v) | .runs[].dir' "$cmp/compare.json" |
-      while read -r dir; do final_bpb "$dir"; done | median_min_max)
-    [[ -z $base ]] && base=$med
+    runs_bpb "$cmp" "$variant" | sort -n >"$out/variant.txt"
+    level=$(cut -d' ' -f2 "$out/variant.txt" | summary | tr -d '+')
+    diffs=$(join "$out/variant.txt" "$out/baseline-$target.txt" | awk '{ print $2 - $3 }')
+    lower=$(awk '$1 < 0' <<<"$diffs" | wc -l)
     name=${variant#arch:"$out"/}
     name=${name%/arch.safetensors}
     name=${name%.arch.safetensors,attn-fn=spline}
-    printf "| %s | %s | %s [%s, %s] | %+.4f |\n" "$target" "${name#search-}" "$med" "$lo" "$hi" \
-      "$(awk -v a="$med" -v b="$base" 'BEGIN { print a - b }')"
-  done < <(jq -r '.variants[].variant' "$cmp/compare.json")
+    printf "| %s | %s | %s | %s | %s of %s |\n" "$target" "${name#search-}" "$level" \
+      "$(summary <<<"$diffs")" "$lower" "$(wc -l <"$out/variant.txt")"
+  done < <(jq -r '.variants[].variant | select(. != "baseline")' "$cmp/compare.json")
 done
