@@ -2,18 +2,37 @@
 # COPY with ALiBi (Teney et al.'s length-generalisation claim): weights train
 # on strings of length 2-10, the arch split reaches length 15, and test_long
 # holds lengths 11-30. ALiBi alone against ALiBi with searched functions:
-# an MLP spline, and a score spline in the attention. Prints the comparison,
-# with the accuracy by length on test_long.
+# an MLP spline, and a score spline in the attention, each from 3
+# independent searches (`search --repeat 3`), each family compared with the
+# baseline over 3 searches x 5 seeds (its pooled row and verdict). The two
+# families run side by side, one process each. Prints both comparisons, with
+# the accuracy by length on test_long.
 source "$(dirname "$0")/common.sh"
 out="$out_root/copy_alibi"
 mkdir -p "$out"
 common=(--task copy --pos alibi --width 64 --layers 2 --lr 3e-3 --batch 64 --eval-every 100
-        --eval-limit 500)
-search_once "copy: MLP spline search" "$out/search-mlp" "${common[@]}" --mlp-act spline \
-  --models 4 --steps 1500
-search_once "copy: score-spline search" "$out/search-score" "${common[@]}" --mlp-act gelu \
-  --attn score-spline --models 4 --steps 1500
-timed "copy: comparison" "$tapir" compare "${common[@]}" --steps 1500 --seeds 5 \
-  --threshold 0.9,0.99 --threads 1 --quiet --variant baseline \
-  --variant "arch:$out/search-mlp/arch.safetensors" \
-  --variant "arch:$out/search-score/arch.safetensors" --out "$out/compare"
+  --eval-limit 500)
+
+# family NAME SEARCH_OPTIONS...: 3 searches, then their comparison with the baseline.
+family() {
+  local name="$1"
+  shift
+  local dir="$out/search-$name"
+  if [[ ! -f $dir/search-2/arch.safetensors ]]; then
+    timed "copy: 3 $name searches" "$tapir" search "${common[@]}" "$@" --models 4 --steps 1500 \
+      --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
+  fi
+  local arch_files=()
+  for k in 0 1 2; do arch_files+=(--arch-file "$dir/search-$k/arch.safetensors"); done
+  timed "copy: $name comparison" "$tapir" compare "${common[@]}" --steps 1500 --seeds 5 \
+    --threshold 0.9,0.99 --threads 1 --quiet "${arch_files[@]}" --out "$out/compare-$name" \
+    >"$out/compare-$name.txt"
+}
+
+family mlp --mlp-act spline &
+mlp=$!
+family score --mlp-act gelu --attn score-spline &
+score=$!
+wait "$mlp"
+wait "$score"  # under set -e, a family that failed stops the script here
+cat "$out/compare-mlp.txt" "$out/compare-score.txt"
