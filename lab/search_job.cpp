@@ -1,9 +1,11 @@
 // A search as `tapir search` runs it (lab/search_job.h).
 #include "lab/search_job.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
+#include "base/error.h"
 #include "engine/dist.h"
 #include "lab/compare.h"
 #include "lab/progress.h"
@@ -12,6 +14,21 @@
 namespace tapir {
 
 namespace {
+
+// --force clears the folder before the search reads its tokenizer again: a
+// tokenizer inside the folder (the copy an earlier search kept) is refused
+// while the folder is still whole.
+void refuse_tokenizer_inside(const SearchConfig& config, const std::string& out) {
+  const auto& options = config.base.task_options.values();
+  const auto it = options.find("tokenizer");
+  if (it == options.end()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file = fs::weakly_canonical(it->second, ec), dir = fs::weakly_canonical(out, ec);
+  const auto [d, f] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
+  TAPIR_CHECK(ec || d != dir.end(), "the tokenizer ", it->second, " lies in ", out,
+              ", which --force clears before the search reads it; copy it elsewhere first");
+}
 
 // Runs a new or resumed search to its end and says what it wrote.
 void finish_search(Search& search, Progress& progress, const std::string& dir, bool quiet) {
@@ -32,6 +49,7 @@ void start_search_job(const SearchConfig& config, const std::string& out, bool f
   Search::check(config);  // before the folder is looked at or changed
   const SearchFolder folder(out);
   const bool existed = folder.check_replaceable(force);
+  if (existed) refuse_tokenizer_inside(config, out);
   dist::barrier();  // every rank has looked before rank 0 changes the folder
   const auto lock = lock_for_job(out, SearchFolder::kKind, SearchFolder::written());
   if (existed && dist::is_root()) folder.clear();
@@ -45,6 +63,7 @@ void start_search_job(const SearchConfig& config, const std::string& out, bool f
 void start_repeated_search_jobs(const SearchConfig& config, const std::string& out, int repeat,
                                 bool force, const std::string& note, bool quiet) {
   TAPIR_CHECK(repeat >= 1, "--repeat must be at least 1, got ", repeat);
+  if (force && std::filesystem::exists(out)) refuse_tokenizer_inside(config, out);
   Search::check(config);
   if (repeat == 1) return start_search_job(config, out, force, note, quiet);
   for (int k = 0; k < repeat; ++k) {

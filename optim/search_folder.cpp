@@ -87,8 +87,8 @@ void SearchFolder::clear() const {
   if (fs::is_directory(models)) {
     for (const fs::directory_entry& e : fs::directory_iterator(models))
       if (e.is_directory() && e.path().filename().string().rfind("model-", 0) == 0)
-        remove_files(e.path(),
-                     {RunFolder::kConfig, RunFolder::kMetrics, FolderLock::kFile, kMarkerFile});
+        remove_files(e.path(), {RunFolder::kConfig, RunFolder::kMetrics, RunFolder::kTokenizer,
+                                FolderLock::kFile, kMarkerFile});
     remove_files(models, {});
   }
 }

@@ -48,6 +48,8 @@ tiny=(--task modadd --opt p=23 --width 16 --heads 2 --layers 1 --eval-every 2 --
   printf '{"degree": 3' >bad.json
   for i in $(seq 400); do echo "the cat $i sat on the mat, and the dog ran"; done >corpus.txt
   "$tapir" tokenizer train --path corpus.txt --vocab-size 300 --out tok.model >/dev/null
+  "$tapir" search --task text --opt path=corpus.txt --opt tokenizer=tok.model --opt context=16 \
+    --width 16 --heads 2 --layers 1 --models 2 --steps 4 --threads 1 --quiet --out ssearch >/dev/null 2>&1
 )
 if [ $? -ne 0 ]; then
   echo "FAIL: the fixtures could not be made"

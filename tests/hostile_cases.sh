@@ -376,3 +376,6 @@ refuse numbers "Vocabulary size too high" @ tokenizer train --path corpus.txt --
   --out new.model
 refuse sizes "too few for option context = 5000" @ train --task text --opt path=corpus.txt \
   --opt tokenizer=tok.model --opt context=5000 --width 16 --heads 2 --layers 1 --out new
+refuse files "lies in ssearch" @ search --task text --opt path=corpus.txt --opt context=16 \
+  --opt tokenizer=ssearch/tokenizer.model --width 16 --heads 2 --layers 1 --models 2 --steps 4 \
+  --threads 1 --force --out ssearch

@@ -21,6 +21,7 @@
 #include "base/file_io.h"
 #include "base/json.h"
 #include "engine/threads.h"
+#include "lab/search_job.h"
 #include "optim/search.h"
 #include "optim/trainer.h"
 #include "tasks/text.h"
@@ -362,4 +363,32 @@ TEST_CASE("training smoke: text on subwords") {
         << " bits per byte";
     return test.loss() < unigram - 1.0;
   });
+}
+
+TEST_CASE(
+    "a subword search replaced with --force starts afresh; its own copy is refused as input") {
+  const SubwordCorpus c;
+  tapir::SearchConfig s;
+  s.base = subword_config(c, 8);
+  s.base.eval_every = 4;
+  s.base.model.mlp_act = tapir::MlpAct::spline;
+  s.base.model.mlp_spline.grid = tapir::SplineGrid(11, -4, 4, true);
+  s.models = 2;
+  s.steps = 8;
+  const std::string dir = c.dir.file("search");
+  tapir::set_num_threads(1);
+  tapir::start_search_job(s, dir, /*force=*/false, "", /*quiet=*/true);
+  // Every model folder kept a copy of the tokenizer: --force clears them too.
+  CHECK(std::filesystem::exists(dir + "/models/model-0/tokenizer.model"));
+  tapir::start_search_job(s, dir, /*force=*/true, "", /*quiet=*/true);
+  CHECK(std::filesystem::exists(dir + "/arch.safetensors"));
+  // The search's own copy as the tokenizer of a search that replaces it:
+  // refused while the folder is whole.
+  tapir::SearchConfig own = s;
+  own.base.task_options.set("tokenizer", dir + "/tokenizer.model");
+  const std::string before = tapir::read_file(dir + "/search.json");
+  CHECK(error_of([&] { tapir::start_search_job(own, dir, true, "", true); }).find("lies in") !=
+        std::string::npos);
+  CHECK(tapir::read_file(dir + "/search.json") == before);
+  CHECK(std::filesystem::exists(dir + "/tokenizer.model"));
 }
