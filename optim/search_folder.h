@@ -52,9 +52,8 @@ class SearchFolder {
   // search.json that reads as a search's).
   bool check_replaceable(bool force) const;
   // Removes the files a search writes (written(), the snapshots, the model
-  // folders' config.json, metrics.jsonl, tokenizer.model, lock and marker, and folders
-  // that leaves empty);
-  // any other file stays.
+  // folders' config.json, metrics.jsonl, tokenizer.model, lock and marker,
+  // and folders that leaves empty); any other file stays.
   void clear() const;
   // A fresh search's first files: snapshots/ and search.json.
   void start_fresh(const SearchConfig& config) const;
