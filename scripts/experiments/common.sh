@@ -45,3 +45,19 @@ first_step() {
     }
     END { print (found == "" ? "never" : found) }' "$1"
 }
+
+# bpb_by_seed COMPARE_DIR VARIANT: "SEED BITS" per run of VARIANT in a
+# comparison of text runs, BITS the last evaluation's bits per byte, by seed.
+bpb_by_seed() {
+  jq -r --arg v "$2" '.variants[] | select(.variant == $v) | .runs[] | "\(.seed) \(.dir)"' \
+    "$1/compare.json" | while read -r seed dir; do
+    echo "$seed $(tail -n 1 "$dir/metrics.jsonl" | jq -r '.bits_per_byte')"
+  done | sort -n
+}
+
+# summary: "median [min, max]" of the numbers on stdin, signed, 4 decimals.
+summary() {
+  sort -g | awk '{v[NR] = $1} END {
+    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%+.4f [%+.4f, %+.4f]\n", m, v[1], v[NR] }'
+}

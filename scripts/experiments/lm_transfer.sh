@@ -67,26 +67,16 @@ done
 # The table: per target and functions, the final test bits per byte
 # (median over seeds [min, max]) and its difference from GeLU seed by seed
 # (both saw the same data order): median [min, max] of the differences and
-# on how many seeds the functions were lower.
-final_bpb() { tail -n 1 "$1/metrics.jsonl" | jq -r '.bits_per_byte'; }
-# seed and final bits per byte of every run of a variant, one "SEED BPB" a line.
-runs_bpb() {
-  jq -r --arg v "$2" '.variants[] | select(.variant == $v) | .runs[] | "\(.seed) \(.dir)"' \
-    "$1/compare.json" | while read -r seed dir; do echo "$seed $(final_bpb "$dir")"; done
-}
-summary() {
-  sort -g | awk '{v[NR] = $1} END {
-    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%+.4f [%+.4f, %+.4f]\n", m, v[1], v[NR] }'
-}
+# on how many seeds the functions were lower (bpb_by_seed and summary:
+# common.sh).
 echo "| target | functions | test bits per byte: median [min, max] | minus GeLU, seed by seed: median [min, max] | seeds lower |"
 echo "|---|---|---|---|---|"
 for target in "${sources[@]}"; do
   cmp="$out/compare-$target"
-  runs_bpb "$cmp" baseline | sort -n >"$out/baseline-$target.txt"
+  bpb_by_seed "$cmp" baseline >"$out/baseline-$target.txt"
   printf "| %s | GeLU | %s | | |\n" "$target" "$(cut -d' ' -f2 "$out/baseline-$target.txt" | summary | tr -d +)"
   while read -r variant; do
-    runs_bpb "$cmp" "$variant" | sort -n >"$out/variant.txt"
+    bpb_by_seed "$cmp" "$variant" >"$out/variant.txt"
     level=$(cut -d' ' -f2 "$out/variant.txt" | summary | tr -d '+')
     diffs=$(join "$out/variant.txt" "$out/baseline-$target.txt" | awk '{ print $2 - $3 }')
     lower=$(awk '$1 < 0' <<<"$diffs" | wc -l)

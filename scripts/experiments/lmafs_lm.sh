@@ -45,18 +45,8 @@ for target in "${targets[@]}"; do
     "${variants[@]}" --out "$out/compare-$target" >/dev/null
 done
 
-# Final test bits per byte per variant, and minus GeLU seed by seed.
-bpb_by_seed() {
-  jq -r --arg v "$2" '.variants[] | select(.variant == $v) | .runs[] | "\(.seed) \(.dir)"' \
-    "$1/compare.json" | while read -r seed dir; do
-    echo "$seed $(tail -n 1 "$dir/metrics.jsonl" | jq -r '.bits_per_byte')"
-  done | sort -n
-}
-summary() {
-  sort -g | awk '{v[NR] = $1} END {
-    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%+.4f [%+.4f, %+.4f]\n", m, v[1], v[NR] }'
-}
+# Final test bits per byte per variant, and minus GeLU seed by seed
+# (bpb_by_seed and summary: common.sh).
 echo "| target | functions | test bits per byte: median [min, max] | minus GeLU, seed by seed: median [min, max] | seeds lower |"
 echo "|---|---|---|---|---|"
 for target in "${targets[@]}"; do
