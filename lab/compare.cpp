@@ -193,11 +193,8 @@ namespace {
 Json input_fingerprints(const TrainConfig& config) {
   Json files = Json::object();
   if (!config.arch_file.empty()) files.set(config.arch_file, file_fingerprint(config.arch_file));
-  // A subword tokenizer (the text task's option `tokenizer`).
-  if (config.task_options.has("tokenizer")) {
-    const std::string& tokenizer = config.task_options.values().at("tokenizer");
+  if (const std::string tokenizer = tokenizer_path(config.task_options); !tokenizer.empty())
     files.set(tokenizer, file_fingerprint(tokenizer));
-  }
   return files;
 }
 

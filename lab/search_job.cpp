@@ -19,14 +19,13 @@ namespace {
 // tokenizer inside the folder (the copy an earlier search kept) is refused
 // while the folder is still whole.
 void refuse_tokenizer_inside(const SearchConfig& config, const std::string& out) {
-  const auto& options = config.base.task_options.values();
-  const auto it = options.find("tokenizer");
-  if (it == options.end()) return;
+  const std::string tokenizer = tokenizer_path(config.base.task_options);
+  if (tokenizer.empty()) return;
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path file = fs::weakly_canonical(it->second, ec), dir = fs::weakly_canonical(out, ec);
+  const fs::path file = fs::weakly_canonical(tokenizer, ec), dir = fs::weakly_canonical(out, ec);
   const auto [d, f] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
-  TAPIR_CHECK(ec || d != dir.end(), "the tokenizer ", it->second, " lies in ", out,
+  TAPIR_CHECK(ec || d != dir.end(), "the tokenizer ", tokenizer, " lies in ", out,
               ", which --force clears before the search reads it; copy it elsewhere first");
 }
 

@@ -83,8 +83,13 @@ void use_own_tokenizer(TaskOptions& options, const std::string& dir) {
   if (options.has(kTokenizerOption) && fs::exists(copy)) options.set(kTokenizerOption, copy);
 }
 
+std::string tokenizer_path(const TaskOptions& options) {
+  return options.has(kTokenizerOption) ? options.values().at(kTokenizerOption) : "";
+}
+
 std::string given_tokenizer(const TaskOptions& options) {
-  return options.has(kTokenizerOption) ? read_file(options.values().at(kTokenizerOption)) : "";
+  const std::string path = tokenizer_path(options);
+  return path.empty() ? "" : read_file(path);
 }
 
 void RunFolder::write_config(const TrainConfig& config) const {
@@ -94,9 +99,7 @@ void RunFolder::write_config(const TrainConfig& config) const {
   // tokenizer. (A search's models name the search's copy when it resumes;
   // optim/search.cpp writes their configs with the given path.)
   TrainConfig stored = config;
-  const auto& options = config.task_options.values();
-  const auto it = options.find(kTokenizerOption);
-  if (it != options.end() && it->second == file(kTokenizer) && has(kConfig))
+  if (tokenizer_path(config.task_options) == file(kTokenizer) && has(kConfig))
     keep_given_tokenizer(stored.task_options, read_config(/*check_task=*/false).task_options);
   write_file_atomic(file(kConfig), to_json(stored.to_json(), 2) + "\n");
 }

@@ -171,8 +171,9 @@ LogCut cut_log_after(const std::string& path, int64_t step);
 std::string drop_log_lines_after(const std::string& path, int64_t step);
 
 // The subword tokenizer a folder keeps (RunFolder::kTokenizer; a search
-// folder keeps one too). The file the task option `tokenizer` names, read
-// whole ("" without the option).
+// folder keeps one too). The path the text task's option `tokenizer` gives
+// ("" without the option), and that file read whole ("" likewise).
+std::string tokenizer_path(const TaskOptions& options);
 std::string given_tokenizer(const TaskOptions& options);
 // Points the option at the copy in `dir`, when the option is given and
 // the copy exists.

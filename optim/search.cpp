@@ -118,7 +118,9 @@ uint64_t Search::model_seed(int m, int64_t generation) const {
 // model it starts names the file as search.json gives it, as the models of
 // an uninterrupted search do.
 void Search::name_given_tokenizer(TrainConfig config, const std::string& dir) const {
-  if (!folder_.writes() || !std::filesystem::exists(folder_.file(SearchFolder::kConfig))) return;
+  if (tokenizer_path(config.task_options).empty() || !folder_.writes() ||
+      !std::filesystem::exists(folder_.file(SearchFolder::kConfig)))
+    return;
   keep_given_tokenizer(config.task_options, folder_.read_config_to_resume().base.task_options);
   RunFolder(dir).write_config(config);
 }

@@ -96,7 +96,7 @@ void SearchFolder::clear() const {
 void SearchFolder::start_fresh(const SearchConfig& config) const {
   fs::create_directories(fs::path(dir_) / kSnapshots);
   mark_folder(dir_, kKind);
-  if (config.base.task_options.has("tokenizer"))
+  if (!tokenizer_path(config.base.task_options).empty())
     write_file_atomic(file(RunFolder::kTokenizer), given_tokenizer(config.base.task_options));
   write_config(config);
 }
@@ -104,7 +104,7 @@ void SearchFolder::start_fresh(const SearchConfig& config) const {
 void SearchFolder::write_config(const SearchConfig& config) const {
   // As a run folder's config.json, search.json keeps the tokenizer as given.
   SearchConfig stored = config;
-  if (fs::exists(file(kConfig)))
+  if (!tokenizer_path(config.base.task_options).empty() && fs::exists(file(kConfig)))
     keep_given_tokenizer(stored.base.task_options, read_config_to_resume().base.task_options);
   write_file_atomic(file(kConfig), to_json(stored.to_json(), 2) + "\n");
 }
