@@ -55,6 +55,27 @@ Interval percentile_interval(double point, std::vector<double> draws) {
   return {point, quantile(draws, tail), quantile(draws, 1 - tail)};
 }
 
+// A percentile bootstrap of `statistic` (a function of a vector of values)
+// over groups drawn as draw() draws them.
+template <class Statistic>
+Interval bootstrap(const Groups& groups, Statistic statistic, uint64_t stream) {
+  Rng rng(kBootstrapSeed, stream);
+  std::vector<double> draws(kBootstrapResamples);
+  std::vector<double> sample;
+  for (double& d : draws) {
+    sample.clear();
+    for (const auto& [g, i] : draw(groups, rng)) sample.push_back(groups[g][i]);
+    d = statistic(sample);
+  }
+  return percentile_interval(statistic(flatten(groups)), std::move(draws));
+}
+
+double mean_of(const std::vector<double>& values) {
+  double sum = 0;
+  for (double x : values) sum += x;
+  return sum / static_cast<double>(values.size());
+}
+
 void check_groups(const std::vector<std::vector<double>>& groups, const char* what) {
   TAPIR_CHECK(!groups.empty(), "intervals: no ", what, " values");
   for (const auto& g : groups) TAPIR_CHECK(!g.empty(), "intervals: an empty group of ", what);
@@ -138,12 +159,6 @@ Groups centred_log_steps(const Groups& steps, double budget) {
   for (auto& g : out)
     for (double& x : g) x = std::log(x / centre);
   return out;
-}
-
-double mean_of(const std::vector<double>& values) {
-  double sum = 0;
-  for (double x : values) sum += x;
-  return sum / static_cast<double>(values.size());
 }
 
 // The sample variance (n - 1 in the denominator); 0 for one value.
@@ -248,15 +263,22 @@ Interval median_interval(const std::vector<double>& values, uint64_t stream) {
 
 Interval grouped_median_interval(const std::vector<std::vector<double>>& groups, uint64_t stream) {
   check_groups(groups, "median");
-  Rng rng(kBootstrapSeed, stream);
-  std::vector<double> draws(kBootstrapResamples);
-  std::vector<double> sample;
-  for (double& d : draws) {
-    sample.clear();
-    for (const auto& [g, i] : draw(groups, rng)) sample.push_back(groups[g][i]);
-    d = median_of(sample);
+  return bootstrap(groups, median_of, stream);
+}
+
+Interval mean_interval(const std::vector<double>& values, uint64_t stream) {
+  if (values.empty()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {nan, nan, nan};
   }
-  return percentile_interval(median_of(flatten(groups)), std::move(draws));
+  return bootstrap({values}, mean_of, stream);
+}
+
+std::string format_difference(const Interval& difference) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.4f [%+.4f, %+.4f]", difference.point, difference.lo,
+                difference.hi);
+  return buf;
 }
 
 StepsRatio steps_ratio(const Groups& variant, const Groups& baseline, double budget, bool paired,

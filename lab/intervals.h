@@ -40,6 +40,16 @@ Interval median_interval(const std::vector<double>& values, uint64_t stream = 0)
 Interval grouped_median_interval(const std::vector<std::vector<double>>& groups,
                                  uint64_t stream = 0);
 
+// The mean of `values` with a percentile bootstrap interval over them: for
+// a paired difference seed by seed (robust-compare's constrained arm minus
+// ERM, where the runs of one seed share the initialisation and the data
+// order), an interval that excludes 0 says which way the arms differ.
+// Empty input: all NaN.
+Interval mean_interval(const std::vector<double>& values, uint64_t stream = 0);
+
+// "+0.0123 [-0.0045, +0.0290]" (4 decimals, signed).
+std::string format_difference(const Interval& difference);
+
 enum class RatioVerdict { faster, slower, inconclusive };
 
 // variant / baseline on the medians of steps to a threshold (censored at

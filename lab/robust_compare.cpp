@@ -11,6 +11,7 @@
 #include "engine/dist.h"
 #include "engine/threads.h"
 #include "lab/compare.h"
+#include "lab/intervals.h"
 #include "lab/progress.h"
 #include "lab/robust_report.h"
 #include "lab/svg.h"
@@ -34,15 +35,26 @@ std::vector<double> paired_difference(const PerArm& v) {
   return d;
 }
 
+// Each arm's mean +- std, and the paired difference's mean with its 95%
+// bootstrap interval over seeds.
 void print_row(const std::string& label, const PerArm& v) {
-  std::printf("%10s  %22s  %22s  %22s\n", label.c_str(), mean_std_text(v[0]).c_str(),
-              mean_std_text(v[1]).c_str(), mean_std_text(paired_difference(v)).c_str());
+  std::printf("%10s  %22s  %22s  %28s\n", label.c_str(), mean_std_text(v[0]).c_str(),
+              mean_std_text(v[1]).c_str(),
+              format_difference(mean_interval(paired_difference(v))).c_str());
+}
+
+// The paired difference's mean +- std, its seeds, and its mean's 95%
+// interval ("lo", "hi").
+Json difference_json(const PerArm& v) {
+  const std::vector<double> d = paired_difference(v);
+  const Interval mean = mean_interval(d);
+  return mean_std_json(d).set("lo", mean.lo).set("hi", mean.hi);
 }
 
 // Sets each arm's mean +- std and their paired difference on `j`.
 Json& set_arms(Json& j, const ArmNames& arms, const PerArm& v) {
   for (int a = 0; a < 2; ++a) j.set(arms[a], mean_std_json(v[a]));
-  j.set("difference", mean_std_json(paired_difference(v)));
+  j.set("difference", difference_json(v));
   return j;
 }
 
@@ -61,7 +73,8 @@ PlotSeries arm_series(const std::string& arm, const std::vector<double>& xs,
 // What the evaluation of every run measured, per arm.
 struct Measures {
   std::vector<PerArm> layer_loss;
-  int monotone[2] = {0, 0}, decreasing[2] = {0, 0};  // runs; layers with f_l < f_{l-1}
+  PerArm monotone;             // per run: 1 if its profile is monotone, else 0
+  int decreasing[2] = {0, 0};  // layers with f_l < f_{l-1}
   std::vector<std::string> splits;
   std::vector<PerArm> split_metric;
   std::vector<std::vector<PerArm>> noise_metric;  // [noise][gamma]
@@ -116,7 +129,7 @@ void measure_run(const RobustCompareConfig& c, const std::string& dir, int a, Me
   m.metric = task_metric_name(*t.task);
   const LayerProfile p = layer_profile(evaluator, c.split);
   for (size_t l = 0; l < p.loss.size(); ++l) m.layer_loss[l][a].push_back(p.loss[l]);
-  m.monotone[a] += is_monotone(p.loss);
+  m.monotone[a].push_back(is_monotone(p.loss) ? 1 : 0);
   for (size_t l = 1; l < p.loss.size(); ++l) m.decreasing[a] += p.loss[l] < p.loss[l - 1];
   m.splits = t.task->eval_splits();
   m.split_metric.resize(m.splits.size());
@@ -144,13 +157,21 @@ void report_layers(const RobustCompareConfig& c, const ArmNames& arms, const Mea
   }
   const long long seeds = static_cast<long long>(c.seeds);
   const long long layer_count = static_cast<long long>(c.seeds * c.base.model.layers);
+  int monotone[2] = {0, 0};
+  for (int a = 0; a < 2; ++a)
+    for (double x : m.monotone[a]) monotone[a] += x > 0;
   std::printf(
       "monotone runs: %s %d/%lld, %s %d/%lld; layers with f_l < f_{l-1}: %s %d/%lld, "
       "%s %d/%lld\n",
-      arms[0].c_str(), m.monotone[0], seeds, arms[1].c_str(), m.monotone[1], seeds, arms[0].c_str(),
+      arms[0].c_str(), monotone[0], seeds, arms[1].c_str(), monotone[1], seeds, arms[0].c_str(),
       m.decreasing[0], layer_count, arms[1].c_str(), m.decreasing[1], layer_count);
   summary.set("layers", layers);
-  summary.set("monotone", Json::object().set(arms[0], m.monotone[0]).set(arms[1], m.monotone[1]));
+  std::printf("monotone runs, %s - erm, as a share of the seeds: %s\n", arms[1].c_str(),
+              format_difference(mean_interval(paired_difference(m.monotone))).c_str());
+  summary.set("monotone", Json::object()
+                              .set(arms[0], monotone[0])
+                              .set(arms[1], monotone[1])
+                              .set("difference", difference_json(m.monotone)));
   summary.set("decreasing_layers",
               Json::object().set(arms[0], m.decreasing[0]).set(arms[1], m.decreasing[1]));
   write_svg_line_plot(
@@ -220,9 +241,11 @@ void run_robust_compare(const RobustCompareConfig& c) {
   summary.set("split", c.split);
   summary.set("seeds", c.seeds);
   summary.set("metric", m.metric);
-  std::printf("\n%lld seeds; mean +- std over seeds\n%10s  %22s  %22s  %22s\n",
-              static_cast<long long>(c.seeds), "", arms[0].c_str(), arms[1].c_str(),
-              (arms[1] + " - erm").c_str());
+  std::printf(
+      "\n%lld seeds; mean +- std over seeds; the difference: paired by seed, mean [95%% "
+      "interval]\n%10s  %22s  %22s  %28s\n",
+      static_cast<long long>(c.seeds), "", arms[0].c_str(), arms[1].c_str(),
+      (arms[1] + " - erm").c_str());
   report_layers(c, arms, m, summary);
   report_splits(arms, m, summary);
   report_noise(c, arms, m, summary);

@@ -1,8 +1,9 @@
 // Constrained training end to end (optim/constrained_trainer.h): per-layer
 // losses from one forward pass equal the losses of truncated models, all-zero
 // multipliers train exactly like plain training, a resumed run restores the
-// multipliers, slacks and pending constraint sums exactly, and a small run
-// ends with every descent constraint satisfied on training data.
+// multipliers, slacks and pending constraint sums exactly, a small run
+// ends with every descent constraint satisfied on training data, and
+// robust-compare pairs its arms by seed with an interval on each difference.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "autograd/ops.h"
 #include "base/file_io.h"
 #include "engine/safetensors.h"
+#include "lab/robust_compare.h"
 #include "optim/constrained_trainer.h"
 #include "optim/layer_eval.h"
 #include "optim/task_loss.h"
@@ -355,4 +357,51 @@ TEST_CASE("constrained training ends with every descent constraint met on traini
       return worst_violation(t, out) <= 0.01 && largest > 0;
     });
   }
+}
+
+TEST_CASE("robust-compare pairs the arms by seed and gives each difference its interval") {
+  RobustCompareConfig rc;
+  rc.base = constrained(small("sorted"));
+  rc.base.threads = 1;
+  rc.out = temp_dir("robust_compare");
+  rc.noise = {"gaussian"};
+  rc.gammas = {0, 1};
+  rc.seeds = 3;
+  rc.repeats = 1;
+  rc.quiet = true;
+  run_robust_compare(rc);
+  for (const std::string arm : {"erm", "descent"})
+    for (int seed = 1; seed <= 3; ++seed)
+      CHECK(fs::exists(rc.out + "/" + arm + "_s" + std::to_string(seed) + "/metrics.jsonl"));
+  const Json summary = parse_json(read_file(rc.out + "/summary_descent.json"));
+  const auto value = [](const Json& seeds, size_t i) { return seeds.as_array()[i].as_double(); };
+  // Every difference is the constrained run minus ERM's of the same seed,
+  // and its interval holds its mean.
+  const auto check_difference = [&](const Json& row) {
+    const Json& d = row.at("difference");
+    REQUIRE(d.at("seeds").size() == 3);
+    double sum = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      const double expected =
+          value(row.at("descent").at("seeds"), i) - value(row.at("erm").at("seeds"), i);
+      CHECK(value(d.at("seeds"), i) == doctest::Approx(expected));
+      sum += expected;
+    }
+    CHECK(d.at("mean").as_double() == doctest::Approx(sum / 3));
+    CHECK(d.at("lo").as_double() <= d.at("mean").as_double() + 1e-12);
+    CHECK(d.at("hi").as_double() >= d.at("mean").as_double() - 1e-12);
+  };
+  for (const Json& layer : summary.at("layers").as_array()) check_difference(layer);
+  check_difference(summary.at("splits").at("test"));
+  for (const Json& gamma : summary.at("noise").at("gaussian").as_array()) check_difference(gamma);
+  // Monotone runs: 1 or 0 per run, their difference's mean the counts'.
+  const Json& monotone = summary.at("monotone");
+  for (size_t i = 0; i < 3; ++i) {
+    const double d = value(monotone.at("difference").at("seeds"), i);
+    CHECK((d == -1 || d == 0 || d == 1));
+  }
+  const double counts =
+      static_cast<double>(monotone.at("descent").as_int() - monotone.at("erm").as_int());
+  CHECK(monotone.at("difference").at("mean").as_double() == doctest::Approx(counts / 3));
+  fs::remove_all(rc.out);
 }

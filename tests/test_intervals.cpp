@@ -280,3 +280,37 @@ TEST_CASE("spread: the edge cases are defined") {
   CHECK(std::isfinite(spread_ratio({{0, 100, 200}}, {{100, 150, 200}}, kBudget, true).ratio.point));
   CHECK_THROWS_AS(spread_ratio({{300, 400}}, {{300, 400, 500}}, kBudget, /*paired=*/true), Error);
 }
+
+TEST_CASE("intervals: the mean of a paired difference and its interval") {
+  // Every seed better by about 0.1: the interval excludes 0.
+  const Interval better = mean_interval({0.09, 0.11, 0.10, 0.12, 0.08});
+  CHECK(better.point == doctest::Approx(0.10));
+  CHECK(better.lo > 0);
+  CHECK(better.lo <= better.point);
+  CHECK(better.hi >= better.point);
+  CHECK(format_difference(better).rfind("+0.1000 [+0.0", 0) == 0);
+  // Seeds on both sides of 0: the interval holds it.
+  const Interval mixed = mean_interval({-0.2, 0.1, 0.15, -0.05, 0.0});
+  CHECK(mixed.lo < 0);
+  CHECK(mixed.hi > 0);
+  // No spread, no width; nothing, nothing known.
+  const Interval constant = mean_interval({1, 1, 1});
+  CHECK(constant.lo == 1);
+  CHECK(constant.hi == 1);
+  CHECK(std::isnan(mean_interval({}).point));
+  // Many values: the percentile interval is close to mean +- 1.96 sd / sqrt(n).
+  Rng rng(5, 0);
+  std::vector<double> values(400);
+  double sum = 0, squares = 0;
+  for (double& v : values) {
+    v = rng.normal();
+    sum += v;
+  }
+  const double mean = sum / 400;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  const double half = 1.96 * std::sqrt(squares / 399) / std::sqrt(400.0);
+  const Interval wide = mean_interval(values);
+  CHECK(wide.point == doctest::Approx(mean));
+  CHECK(std::abs((wide.hi - wide.lo) / (2 * half) - 1) < 0.1);
+  CHECK(std::abs((wide.lo + wide.hi) / 2 - mean) < 0.1 * half);
+}
