@@ -20,6 +20,7 @@ namespace tapir {
 struct Variant {
   std::string name;               // as given: "baseline", "arch:FILE", "pos=alibi,arch:FILE"
   std::vector<std::string> args;  // as train flags: {"--pos=alibi", "--arch=FILE"}
+  std::string pool;               // "pool=NAME": pooled with the other variants of NAME
 };
 // The base config with a variant's options applied on top
 // (tools/variant_options.h: apply_variant).
@@ -164,6 +165,12 @@ std::vector<std::vector<size_t>> runs_by_part(const VariantResult& r);
 // given once per search) pooled as "arch: K searches".
 VariantResult pool_arch_files(const std::vector<VariantResult>& results,
                               const std::vector<std::string>& arch_files);
+// The variants that name a pool ("pool=NAME" in their spec): one more row
+// per NAME, "NAME: K pooled", in the order the names first appear.
+std::vector<VariantResult> pool_named(const std::vector<VariantResult>& results);
+// Stops unless every pool name is held by two variants or more, naming the
+// pool, before anything trains.
+void check_pools(const std::vector<Variant>& variants);
 
 // compare.md (also printed): per split a table of the variants, one group
 // of columns per threshold, and for grouped tasks a table of the final

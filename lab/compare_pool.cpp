@@ -55,7 +55,7 @@ VariantResult pool_variants(const std::string& name,
     }
   }
   VariantResult r =
-      summarise_variant(Variant{name, {}}, std::move(runs), parts.front()->thresholds);
+      summarise_variant(Variant{name, {}, {}}, std::move(runs), parts.front()->thresholds);
   r.pooled = std::move(pooled);
   r.part_of_run = std::move(part_of_run);
   // The intervals again, parts first, then seeds (the same streams as
@@ -84,6 +84,45 @@ VariantResult pool_arch_files(const std::vector<VariantResult>& results,
     parts.push_back(&*it);
   }
   return pool_variants("arch: " + std::to_string(parts.size()) + " searches", parts);
+}
+
+namespace {
+
+// Pool names in the order they first appear, each with its variants.
+std::vector<std::pair<std::string, std::vector<size_t>>> pools_of(
+    const std::vector<const Variant*>& variants) {
+  std::vector<std::pair<std::string, std::vector<size_t>>> pools;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const std::string& name = variants[i]->pool;
+    if (name.empty()) continue;
+    auto it =
+        std::find_if(pools.begin(), pools.end(), [&](const auto& p) { return p.first == name; });
+    if (it == pools.end()) it = pools.insert(pools.end(), {name, {}});
+    it->second.push_back(i);
+  }
+  return pools;
+}
+
+}  // namespace
+
+void check_pools(const std::vector<Variant>& variants) {
+  std::vector<const Variant*> all;
+  for (const Variant& v : variants) all.push_back(&v);
+  for (const auto& [name, members] : pools_of(all))
+    TAPIR_CHECK(members.size() >= 2, "pool '", name, "' has one variant (",
+                variants[members[0]].name, "); pooling needs two or more with pool=", name);
+}
+
+std::vector<VariantResult> pool_named(const std::vector<VariantResult>& results) {
+  std::vector<const Variant*> all;
+  for (const VariantResult& r : results) all.push_back(&r.variant);
+  std::vector<VariantResult> out;
+  for (const auto& [name, members] : pools_of(all)) {
+    std::vector<const VariantResult*> parts;
+    for (size_t i : members) parts.push_back(&results[i]);
+    out.push_back(pool_variants(name + ": " + std::to_string(parts.size()) + " pooled", parts));
+  }
+  return out;
 }
 
 }  // namespace tapir

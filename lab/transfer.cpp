@@ -162,7 +162,7 @@ TransferResult run_transfer(const TransferOptions& o) {
     TrainConfig c = for_task(o, task);
     c.model.mlp_act = MlpAct::gelu;
     c.model.attn = AttentionKind::softmax;
-    baselines.push_back(Variant{cat("baseline/", task), {}});
+    baselines.push_back(Variant{cat("baseline/", task), {}, {}});
     baseline_runs.push_back(
         plan_variant(c, baselines.back(), o.seeds,
                      (fs::path(o.out_dir) / "cells" / cat("baseline-", task)).string()));
@@ -172,7 +172,7 @@ TransferResult run_transfer(const TransferOptions& o) {
     for (size_t col = 0; col < o.tasks.size(); ++col) {
       TrainConfig c = for_task(o, o.tasks[col]);
       c.arch_file = archs[row];
-      cells.push_back(Variant{cat(o.tasks[row], "->", o.tasks[col]), {}});
+      cells.push_back(Variant{cat(o.tasks[row], "->", o.tasks[col]), {}, {}});
       cell_runs.push_back(plan_variant(
           c, cells.back(), o.seeds,
           (fs::path(o.out_dir) / "cells" / ("arch-" + o.tasks[row] + "-on-" + o.tasks[col]))

@@ -142,8 +142,8 @@ std::vector<VariantResult> summarised(const TempDir& tmp, const std::vector<doub
   b.push_back(read_run(write_run(tmp, "b0", {{0.9, 1.0}, {0.1, 0.0}, {{"1", 1.0}, {"2", 1.0}}},
                                  {{0.2, 0.6}, {1.0, 0.9}, {{"3", 0.75}, {"4", 0.5}}}, 0),
                        thresholds));
-  return {summarise_variant(Variant{"A", {}}, a, thresholds),
-          summarise_variant(Variant{"B", {}}, b, thresholds)};
+  return {summarise_variant(Variant{"A", {}, {}}, a, thresholds),
+          summarise_variant(Variant{"B", {}, {}}, b, thresholds)};
 }
 
 void check_spread(const Spread& s, double median, double q1, double q3, int never, int count) {
@@ -416,4 +416,39 @@ TEST_CASE("pooled variants: every run once, intervals and verdicts over parts, t
         std::string::npos);
   CHECK(parse_json(compare_json(results, {0.9})).at("variants").as_array()[3].at("pooled").size() ==
         2);
+}
+
+TEST_CASE("pool=NAME: not a train option; the variants of one name pooled as one more row") {
+  const Variant a = parse_variant("mlp-poly=s0.json,pool=poly8");
+  CHECK(a.pool == "poly8");
+  CHECK(a.args == std::vector<std::string>{"--mlp-poly=s0.json"});
+  CHECK(parse_variant("arch:s1.safetensors").pool.empty());
+  CHECK_THROWS_WITH_AS(parse_variant("width=32,pool="),
+                       doctest::Contains("pool=NAME names one pool"), Error);
+  CHECK_THROWS_WITH_AS(parse_variant("pool=a,pool=b"),
+                       doctest::Contains("pool=NAME names one pool"), Error);
+  CHECK_THROWS_WITH_AS(check_pools({parse_variant("baseline"), a}),
+                       "pool 'poly8' has one variant (mlp-poly=s0.json,pool=poly8); pooling needs "
+                       "two or more with pool=poly8",
+                       Error);
+  CHECK_NOTHROW(check_pools({a, parse_variant("mlp-poly=s1.json,pool=poly8")}));
+
+  TempDir tmp;
+  std::vector<VariantResult> results = summarised(tmp, {0.9});
+  results[0].variant = parse_variant("mlp-poly=s0.json,pool=poly8");
+  VariantResult second = results[0];
+  second.variant = parse_variant("mlp-poly=s1.json,pool=poly8");
+  results.push_back(second);
+  VariantResult other = results[1];
+  other.variant = parse_variant("width=32,pool=wide");
+  results.push_back(other);
+  results.push_back(other);
+  const std::vector<VariantResult> pools = pool_named(results);
+  REQUIRE(pools.size() == 2);
+  CHECK(pools[0].variant.name == "poly8: 2 pooled");
+  CHECK(pools[0].pooled ==
+        std::vector<std::string>{"mlp-poly=s0.json,pool=poly8", "mlp-poly=s1.json,pool=poly8"});
+  CHECK(pools[0].runs.size() == 6);
+  CHECK(pools[0].part_of_run == std::vector<int>{0, 0, 0, 1, 1, 1});
+  CHECK(pools[1].variant.name == "wide: 2 pooled");
 }

@@ -64,7 +64,8 @@ Command add_compare_command(CLI::App& app) {
   add_train_options(*cmd, o->train);
   note_defaults_unlike_train(*cmd);
   cmd->add_option("--variant", o->variants,
-                  "A variant: baseline, arch:FILE, or key=value,... train options (repeatable)");
+                  "A variant: baseline, arch:FILE, or key=value,... train options (repeatable); "
+                  "pool=NAME in several pools their runs into one more row");
   cmd->add_option("--arch-file", o->arch,
                   "Shorthand for --variant baseline --variant arch:FILE; repeated (the functions "
                   "of several searches), one more row pools their runs");
@@ -95,6 +96,7 @@ Command add_compare_command(CLI::App& app) {
             o->probe.gammas = parse_double_list(o->gamma, "--gamma");
             for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);
             check_variants(c, apply_variant);  // all of it before the folder is touched
+            check_pools(c.variants);
             Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
             if (!note.empty()) progress.line(note);
             c.progress = &progress;
@@ -105,7 +107,9 @@ Command add_compare_command(CLI::App& app) {
             if (!dist::is_root()) return 0;  // rank 0 probes and writes the tables
             o->probe.threads = c.base.threads;
             const ProbeReport probe = probe_compare(results, o->probe);
+            std::vector<VariantResult> pools = pool_named(results);
             if (o->arch.size() > 1) results.push_back(pool_arch_files(results, o->arch));
+            for (VariantResult& pool : pools) results.push_back(std::move(pool));
             std::string table = compare_table_markdown(results, c.thresholds);
             table += probe.markdown;
             Json json = parse_json(compare_json(results, c.thresholds));

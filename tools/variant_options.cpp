@@ -10,12 +10,18 @@
 namespace tapir {
 
 Variant parse_variant(const std::string& spec) {
-  Variant v{spec, {}};
+  Variant v{spec, {}, {}};
   if (spec == "baseline") return v;
   std::stringstream in(spec);
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.rfind("arch:", 0) == 0) item = "arch=" + item.substr(5);
+    if (item.rfind("pool=", 0) == 0) {  // not a train option: the row it is pooled into
+      TAPIR_CHECK(item.size() > 5 && v.pool.empty(), "variant '", spec,
+                  "': pool=NAME names one pool, got '", item, "'");
+      v.pool = item.substr(5);
+      continue;
+    }
     TAPIR_CHECK(!item.empty() && item[0] != '=' && item[0] != '-', "variant '", spec,
                 "': expected baseline, arch:FILE, key=value or flag items, got '", item, "'");
     // One argument "--key=value" (or "--flag"): CLI11 reads it for options and
