@@ -4,17 +4,60 @@
 # mano.sh): two blocks of width 64, lr 3e-3, 2000 steps per cell, 2
 # seeds; add with 2 digits and the answer reversed, mano at mod 7 with up to
 # 2 operations (mano.sh), dyck and copy at their defaults. Searches: 2
-# models, 1500 steps each. Printed twice: final accuracy against the
-# baseline, and the speed-up in steps to 0.9.
+# models, 1500 steps each. The whole matrix 3 times, replicate k in
+# $out/replicate-K with --seed K x 1000000 (its own searches, baselines and
+# cells, no seed shared). Prints each replicate's matrices (final accuracy
+# minus the baseline's, and the speed-up in steps to 0.9), then per cell the
+# median [min, max] over the replicates, and per column (trained-on task)
+# how many replicates have their diagonal cell, the task's own functions,
+# as the column's best.
 source "$(dirname "$0")/common.sh"
 out="$out_root/transfer"
 mkdir -p "$out"
 args=(--tasks add,mano,dyck,copy --task-opt add:digits=2 --task-opt add:reverse=true
       --task-opt mano:mod=7 --task-opt mano:max-ops=2 --width 64 --layers 2 --lr 3e-3
       --mlp-act spline --search-steps 1500 --models 2 --steps 2000 --eval-every 100
-      --eval-limit 500 --seeds 2 --threshold 0.9 --threads 1 --out "$out")
-timed "transfer" "$tapir" transfer "${args[@]}" --quiet
-cp "$out/transfer.md" "$out/accuracy.md"
-# The same cells again, read as steps to 0.9 (everything is reused).
-"$tapir" transfer "${args[@]}" --metric steps --quiet > "$out/steps.md"
-cat "$out/steps.md"
+      --eval-limit 500 --seeds 2 --threshold 0.9 --threads 1)
+replicates=3
+for k in $(seq 0 $((replicates - 1))); do
+  dir="$out/replicate-$k"
+  timed "transfer, replicate $k" "$tapir" transfer "${args[@]}" --seed $((k * 1000000)) \
+    --out "$dir" --quiet >/dev/null
+  cp "$dir/transfer.md" "$dir/accuracy.md"
+  cp "$dir/transfer.json" "$dir/accuracy.json"
+  # The same cells again, read as steps to 0.9 (everything is reused).
+  "$tapir" transfer "${args[@]}" --seed $((k * 1000000)) --out "$dir" --metric steps --quiet \
+    >"$dir/steps.md"
+  cp "$dir/transfer.json" "$dir/steps.json"
+  echo "== replicate $k"
+  cat "$dir/accuracy.md" "$dir/steps.md"
+done
+
+# over METRIC: per cell, median [min, max] over the replicates; per column,
+# the replicates whose diagonal cell is the column's largest.
+over() {
+  local metric="$1"
+  echo "== $metric over $replicates replicates: median [min, max] per cell (row: functions from)"
+  jq -s -r '
+    def fmt: if . == null then "n/a" else (. * 1000 | round / 1000 | tostring) end;
+    def med: sort | if length % 2 == 1 then .[length / 2 | floor]
+                    else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+    (.[0].tasks) as $tasks
+    | . as $reps
+    | (["from / on"] + $tasks | @tsv),
+      (($tasks | to_entries[]) as $r
+    | [$r.value] + [$tasks | to_entries[] | .key as $c
+        | [$reps[] | .relative[$r.key][$c] | select(. != null)]
+        | if length == 0 then "n/a"
+          else "\(med | fmt) [\(min | fmt), \(max | fmt)]" end]
+      | @tsv)' "$out"/replicate-*/"$metric".json |
+    awk -F'\t' '{ printf "%-15s", $1; for (i = 2; i <= NF; ++i) printf " %-22s", $i; printf "\n" }'
+  jq -s -r '
+    (.[0].tasks) as $tasks | . as $reps
+    | $tasks | to_entries[] | .key as $c
+    | "\(.value): own functions best in \([$reps[] | .relative as $m
+        | select([$m[][$c] | select(. != null)] | max == $m[$c][$c])] | length) of \($reps | length)"
+    ' "$out"/replicate-*/"$metric".json
+}
+over accuracy
+over steps
