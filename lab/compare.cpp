@@ -58,6 +58,10 @@ SeedRun read_run(const std::string& dir, const std::vector<double>& thresholds) 
     const double seconds = j.at("wall_s").as_double();
     split.accuracy.push_back({step, j.at("accuracy").as_double(), seconds});
     split.loss.push_back({step, j.at("loss").as_double(), seconds});
+    const Json* bits = j.find("bits_per_byte");
+    split.final_bits_per_byte = bits != nullptr && bits->is_number()
+                                    ? bits->as_double()
+                                    : std::numeric_limits<double>::quiet_NaN();
     split.final_groups.clear();  // only the last evaluation's groups count
     if (const Json* groups = j.find("groups")) {
       r.group_by = j.at("group_by").as_string();
@@ -89,7 +93,7 @@ VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> run
   struct Values {
     std::string split;
     std::vector<std::vector<double>> steps, seconds;  // [threshold][run]
-    std::vector<double> finals, losses;
+    std::vector<double> finals, losses, bits;         // bits: runs that logged bits per byte
     std::vector<std::pair<std::string, std::vector<double>>> groups;  // key, [run]
   };
   std::vector<Values> values;
@@ -107,6 +111,7 @@ VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> run
       }
       v.finals.push_back(split.final_accuracy);
       v.losses.push_back(split.best_loss);
+      if (std::isfinite(split.final_bits_per_byte)) v.bits.push_back(split.final_bits_per_byte);
       for (const GroupAccuracy& g : split.final_groups) {
         auto it = std::find_if(v.groups.begin(), v.groups.end(),
                                [&](const auto& kv) { return kv.first == g.key; });
@@ -128,6 +133,10 @@ VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> run
     s.best_loss = spread(v.losses);
     s.final_accuracy_interval = median_interval(v.finals, thresholds.size());
     s.best_loss_interval = median_interval(v.losses, thresholds.size() + 1);
+    if (!v.bits.empty() && v.bits.size() == v.finals.size()) {
+      s.final_bits_per_byte = spread(v.bits);
+      s.final_bits_per_byte_interval = median_interval(v.bits, thresholds.size() + 2);
+    }
     for (const auto& [key, accuracies] : v.groups) s.groups.push_back({key, spread(accuracies)});
     vr.splits.push_back(std::move(s));
   }

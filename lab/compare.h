@@ -5,6 +5,7 @@
 // the commands in tools/ turn flags into variants (tools/variant_options.h).
 #pragma once
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ struct SplitRun {
   Curve accuracy, loss;                      // over steps
   std::vector<double> steps_to, seconds_to;  // per threshold; kNever when not reached
   double final_accuracy = 0, best_loss = 0;
+  // The last evaluation's bits per byte (text runs log it); NaN when not logged.
+  double final_bits_per_byte = std::numeric_limits<double>::quiet_NaN();
   std::vector<GroupAccuracy> final_groups;  // the last evaluation's, in logged order
 };
 
@@ -63,6 +66,10 @@ struct SplitSummary {
   // Medians with their 95% bootstrap intervals over seeds (lab/intervals.h).
   std::vector<Interval> steps_interval;  // per threshold; never-runs censored
   Interval final_accuracy_interval, best_loss_interval;
+  // Bits per byte at the last evaluation, where every run logged it (the
+  // scale on which character and subword runs compare); count 0 otherwise.
+  Spread final_bits_per_byte;
+  Interval final_bits_per_byte_interval;
   std::vector<GroupSpread> groups;  // in logged order; empty for tasks without groups
 };
 

@@ -69,6 +69,10 @@ VariantResult pool_variants(const std::string& name,
         by_part(r, s.split, [](const SplitRun& run) { return run.final_accuracy; }), thresholds);
     s.best_loss_interval = grouped_median_interval(
         by_part(r, s.split, [](const SplitRun& run) { return run.best_loss; }), thresholds + 1);
+    if (s.final_bits_per_byte.count > 0)
+      s.final_bits_per_byte_interval = grouped_median_interval(
+          by_part(r, s.split, [](const SplitRun& run) { return run.final_bits_per_byte; }),
+          thresholds + 2);
   }
   return r;
 }

@@ -38,14 +38,23 @@ const SplitSummary* find_split(const VariantResult& r, const std::string& split)
 
 std::string split_table(const std::vector<VariantResult>& results, const std::string& split,
                         const std::vector<double>& thresholds) {
+  bool bits = false;  // a column of bits per byte, where some variant has them
+  for (const VariantResult& r : results)
+    if (const SplitSummary* s = find_split(r, split))
+      bits = bits || s->final_bits_per_byte.count > 0;
   std::string out = "| variant | seeds |", rule = "|---|---|";
   for (double t : thresholds) {
     const std::string text = threshold_text(t);
     out += " steps to " + text + ": median [95% CI] | never reached " + text + " |";
     rule += "---|---|";
   }
-  out += " final " + split + " acc: median [95% CI] | best " + split + " loss: median [95% CI] |\n";
-  out += rule + "---|---|\n";
+  out += " final " + split + " acc: median [95% CI] | best " + split + " loss: median [95% CI] |";
+  rule += "---|---|";
+  if (bits) {
+    out += " final " + split + " bits per byte: median [95% CI] |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
   char buf[256];
   for (const VariantResult& r : results) {
     const SplitSummary* s = find_split(r, split);
@@ -60,9 +69,19 @@ std::string split_table(const std::vector<VariantResult>& results, const std::st
     }
     const Interval& acc = s->final_accuracy_interval;
     const Interval& loss = s->best_loss_interval;
-    std::snprintf(buf, sizeof buf, " %.4f [%.4f, %.4f] | %.4f [%.4f, %.4f] |\n",
+    std::snprintf(buf, sizeof buf, " %.4f [%.4f, %.4f] | %.4f [%.4f, %.4f] |",
                   s->final_accuracy.median, acc.lo, acc.hi, s->best_loss.median, loss.lo, loss.hi);
     out += buf;
+    if (bits) {
+      const Interval& b = s->final_bits_per_byte_interval;
+      if (s->final_bits_per_byte.count > 0)
+        std::snprintf(buf, sizeof buf, " %.4f [%.4f, %.4f] |", s->final_bits_per_byte.median, b.lo,
+                      b.hi);
+      else
+        std::snprintf(buf, sizeof buf, " - |");
+      out += buf;
+    }
+    out += "\n";
   }
   return out;
 }
@@ -146,6 +165,10 @@ Json split_summary_json(const SplitSummary& s, const std::vector<double>& thresh
   j.set("final_accuracy_interval", interval_json(s.final_accuracy_interval));
   j.set("best_loss", spread_json(s.best_loss));
   j.set("best_loss_interval", interval_json(s.best_loss_interval));
+  if (s.final_bits_per_byte.count > 0) {
+    j.set("final_bits_per_byte", spread_json(s.final_bits_per_byte));
+    j.set("final_bits_per_byte_interval", interval_json(s.final_bits_per_byte_interval));
+  }
   if (!s.groups.empty()) {
     Json groups = Json::object();
     for (const GroupSpread& g : s.groups) groups.set(g.key, spread_json(g.accuracy));
@@ -160,6 +183,7 @@ Json split_run_json(const SplitRun& s) {
   j.set("seconds_to_threshold", numbers(s.seconds_to));
   j.set("final_accuracy", s.final_accuracy);
   j.set("best_loss", s.best_loss);
+  if (std::isfinite(s.final_bits_per_byte)) j.set("final_bits_per_byte", s.final_bits_per_byte);
   if (!s.final_groups.empty()) {
     Json groups = Json::object();
     for (const GroupAccuracy& g : s.final_groups) groups.set(g.key, g.accuracy);

@@ -452,3 +452,56 @@ TEST_CASE("pool=NAME: not a train option; the variants of one name pooled as one
   CHECK(pools[0].part_of_run == std::vector<int>{0, 0, 0, 1, 1, 1});
   CHECK(pools[1].variant.name == "wide: 2 pooled");
 }
+
+TEST_CASE("text runs: the last evaluation's bits per byte, summarised and tabled") {
+  TempDir tmp;
+  const std::vector<double> thresholds = {0.5};
+  // Bits per byte logged at every evaluation; only the last counts.
+  const auto text_run = [&](const std::string& name, double last_bits) {
+    std::string text;
+    for (int i = 1; i <= 3; ++i) {
+      Json line = parse_json(metrics_line("test", 100 * i, 0.2 * i, 3.0 - i, i, {}));
+      line.set("bits_per_byte", i == 3 ? last_bits : 9.0);
+      text += to_json(line) + "\n";
+    }
+    const std::string dir = tmp.folder(name);
+    write_file_atomic((fs::path(dir) / "metrics.jsonl").string(), text);
+    return read_run(dir, thresholds);
+  };
+  std::vector<SeedRun> gelu = {text_run("g0", 2.0), text_run("g1", 2.2), text_run("g2", 2.1)};
+  CHECK(gelu[1].first().final_bits_per_byte == 2.2);
+  std::vector<VariantResult> results = {
+      summarise_variant(Variant{"baseline", {}, {}}, gelu, thresholds),
+      summarise_variant(Variant{"subwords", {}, {}},
+                        {text_run("s0", 1.8), text_run("s1", 1.9), text_run("s2", 1.7)},
+                        thresholds)};
+  const SplitSummary& b = results[0].first();
+  CHECK(b.final_bits_per_byte.count == 3);
+  CHECK(b.final_bits_per_byte.median == 2.1);
+  CHECK(b.final_bits_per_byte_interval.lo <= 2.1);
+  CHECK(b.final_bits_per_byte_interval.hi >= 2.1);
+  const std::string table = compare_table_markdown(results, thresholds);
+  CHECK(table.find("final test bits per byte: median [95% CI]") != std::string::npos);
+  CHECK(table.find("| 1.8000 [") != std::string::npos);
+  const Json json = parse_json(compare_json(results, thresholds));
+  const Json& split = json.at("variants").as_array()[1].at("splits").at("test");
+  CHECK(split.at("final_bits_per_byte").at("median").as_double() == doctest::Approx(1.8));
+  CHECK(json.at("variants")
+            .as_array()[1]
+            .at("runs")
+            .as_array()[0]
+            .at("splits")
+            .at("test")
+            .at("final_bits_per_byte")
+            .as_double() == doctest::Approx(1.8));
+  // Runs that log no bits (the algorithmic tasks): no column, no keys.
+  const std::vector<VariantResult> plain = summarised(tmp, thresholds);
+  CHECK(plain[0].first().final_bits_per_byte.count == 0);
+  CHECK(compare_table_markdown(plain, thresholds).find("bits per byte") == std::string::npos);
+  CHECK(parse_json(compare_json(plain, thresholds))
+            .at("variants")
+            .as_array()[0]
+            .at("splits")
+            .at("test")
+            .find("final_bits_per_byte") == nullptr);
+}
