@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Learned functions in small language models, by where they sit: the MLP's
+# activation (a spline in place of GeLU), the paper's attention score
+# kernel (--attn score-spline) and the authors' function on the attention's
+# input (--attn-fn spline: n + f(a n + b) before Q, K and V, idiap/lm-afs),
+# each searched 3 times (`search --repeat 3`, 2 models each) on Shakespeare
+# and on code (tapir's own engine/ sources), characters, in lm_transfer.sh's
+# model (2 blocks of width 128, 64-byte windows, 400 steps). Per corpus,
+# GeLU against every search's functions, 3 seeds each, each family's 3
+# searches pooled into one row (pool=NAME). Prints per corpus and family the
+# final test bits per byte (the pooled median with its interval over 3
+# searches x 3 seeds) and the difference from GeLU seed by seed (9 pairs):
+# median [min, max] and how many are lower. The two corpora run side by
+# side, one process each.
+#
+# Usage: scripts/experiments/lm_attention.sh [STEPS [SEEDS]]   (400 and 3)
+source "$(dirname "$0")/common.sh"
+out="$out_root/lm_attention"
+mkdir -p "$out"
+steps="${1:-400}"
+seeds="${2:-3}"
+shakespeare="${SHAKESPEARE:-data/text/tinyshakespeare.txt}"
+model=(--width 128 --layers 2 --heads 4 --batch 16 --lr 1e-3 --eval-every 100 --eval-limit 100)
+families=(mlp score attn-fn)
+declare -A family_flags=([mlp]="--mlp-act spline" [score]="--mlp-act gelu --attn score-spline"
+  [attn-fn]="--mlp-act gelu --attn-fn spline")
+
+# corpus NAME PATH: the searches and the comparison of one corpus.
+corpus() {
+  local name="$1" task=(--task text --opt "path=$2" --opt context=64)
+  local variants=(--variant baseline) flags
+  for family in "${families[@]}"; do
+    local dir="$out/$name/search-$family"
+    read -r -a flags <<<"${family_flags[$family]}"
+    if [[ ! -f $dir/search-2/arch.safetensors ]]; then
+      timed "$name: 3 $family searches" "$tapir" search "${task[@]}" "${model[@]}" "${flags[@]}" \
+        --models 2 --steps "$steps" --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
+    fi
+    for k in 0 1 2; do
+      variants+=(--variant "arch:$dir/search-$k/arch.safetensors,pool=$family")
+    done
+  done
+  timed "$name: comparison" "$tapir" compare "${task[@]}" "${model[@]}" --steps "$steps" \
+    --seeds "$seeds" --threshold 0.3 --threads 1 --quiet "${variants[@]}" \
+    --out "$out/$name/compare" >/dev/null
+}
+
+corpus shakespeare "$shakespeare" &
+first=$!
+corpus code engine &
+second=$!
+wait "$first"
+wait "$second"  # under set -e, a corpus that failed stops the script here
+
+echo "| corpus | functions | test bits per byte: median [95% CI] | minus GeLU, seed by seed: median [min, max] | pairs lower |"
+echo "|---|---|---|---|---|"
+for name in shakespeare code; do
+  json="$out/$name/compare/compare.json"
+  jq -r '.variants[] | select(.variant == "baseline")
+    | "| '"$name"' | GeLU | \(.splits.test.final_bits_per_byte_interval
+      | "\(.median * 10000 | round / 10000) [\(.lo * 10000 | round / 10000), \(.hi * 10000 | round / 10000)]") | | |"' "$json"
+  for family in "${families[@]}"; do
+    level=$(jq -r --arg v "$family: 3 pooled" '.variants[] | select(.variant == $v)
+      | .splits.test.final_bits_per_byte_interval
+      | "\(.median * 10000 | round / 10000) [\(.lo * 10000 | round / 10000), \(.hi * 10000 | round / 10000)]"' "$json")
+    # Every run of the family minus GeLU's run of the same seed.
+    diffs=$(jq -r --arg pool "$family" '
+      ([.variants[] | select(.variant == "baseline") | .runs[]
+        | {key: (.seed | tostring), value: .splits.test.final_bits_per_byte}] | from_entries) as $gelu
+      | .variants[] | select(.variant | endswith(",pool=" + $pool)) | .runs[]
+      | .splits.test.final_bits_per_byte - $gelu[.seed | tostring]' "$json")
+    lower=$(awk '$1 < 0' <<<"$diffs" | wc -l)
+    printf "| %s | %s | %s | %s | %s of %s |\n" "$name" "$family" "$level" "$(summary <<<"$diffs")" \
+      "$lower" "$(wc -l <<<"$diffs")"
+  done
+done
