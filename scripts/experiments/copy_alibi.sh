@@ -7,10 +7,22 @@
 # baseline over 3 searches x 5 seeds (its pooled row and verdict). The two
 # families run side by side, one process each. Prints both comparisons, with
 # the accuracy by length on test_long.
+#
+# Usage: scripts/experiments/copy_alibi.sh [alibi|rope]   (the positions:
+# ALiBi, the paper's setting, by default; rope runs the same design with
+# rotary positions, in $OUT/copy_rope)
 source "$(dirname "$0")/common.sh"
-out="$out_root/copy_alibi"
+pos="${1:-alibi}"
+case "$pos" in
+  alibi | rope) ;;
+  *)
+    echo "usage: scripts/experiments/copy_alibi.sh [alibi|rope]" >&2
+    exit 2
+    ;;
+esac
+out="$out_root/copy_$pos"
 mkdir -p "$out"
-common=(--task copy --pos alibi --width 64 --layers 2 --lr 3e-3 --batch 64 --eval-every 100
+common=(--task copy --pos "$pos" --width 64 --layers 2 --lr 3e-3 --batch 64 --eval-every 100
   --eval-limit 500)
 
 # family NAME SEARCH_OPTIONS...: 3 searches, then their comparison with the baseline.
@@ -19,12 +31,12 @@ family() {
   shift
   local dir="$out/search-$name"
   if [[ ! -f $dir/search-2/arch.safetensors ]]; then
-    timed "copy: 3 $name searches" "$tapir" search "${common[@]}" "$@" --models 4 --steps 1500 \
+    timed "copy $pos: 3 $name searches" "$tapir" search "${common[@]}" "$@" --models 4 --steps 1500 \
       --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
   fi
   local arch_files=()
   for k in 0 1 2; do arch_files+=(--arch-file "$dir/search-$k/arch.safetensors"); done
-  timed "copy: $name comparison" "$tapir" compare "${common[@]}" --steps 1500 --seeds 5 \
+  timed "copy $pos: $name comparison" "$tapir" compare "${common[@]}" --steps 1500 --seeds 5 \
     --threshold 0.9,0.99 --threads 1 --quiet "${arch_files[@]}" --out "$out/compare-$name" \
     >"$out/compare-$name.txt"
 }
