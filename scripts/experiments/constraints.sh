@@ -21,6 +21,14 @@ timed "sorted: dual every 5" "$tapir" robust-compare "${S[@]}" --constraint desc
 timed "sorted: dual batch 256" "$tapir" robust-compare "${S[@]}" --constraint descent \
   --dual-batch 256 --arm-name dual_batch256 --out "$out/sorted" > "$out/dual_batch256.txt"
 
+# The plain descent arm again with one setting at a time as sorted had it
+# before: the arch split held out of training (--train-on train), and a
+# constant learning rate; each with its own ERM runs.
+timed "sorted: descent, train split" "$tapir" robust-compare "${S[@]}" --constraint descent \
+  --train-on train --out "$out/sorted-train" > "$out/descent-train.txt"
+timed "sorted: descent, constant lr" "$tapir" robust-compare "${S[@]}" --constraint descent \
+  --schedule constant --out "$out/sorted-constant" > "$out/descent-constant.txt"
+
 # Where a constraint cannot be met: denoise with alpha 0.5 and
 # --detach-previous, whose last constraint (f_3 <= 0.5 f_2) sits below the
 # model's floor (docs/constraints.md); the resilient relaxation is meant for it.
