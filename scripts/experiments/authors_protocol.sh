@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The main job's two claims (ADD and modular addition, 3 searches x 5 seeds
+# against GeLU, as scripts/main.sh) with Stage I under tapir's defaults and
+# under the authors' protocol (idiap/lm-afs trainLmAf.py, scaled to the
+# search's N steps): their grid (64 knots on [-15, 15]), their extrapolation
+# (constant), their start (const:0.01), the functions' gradient from the
+# weights' own batches (--arch-split train, nothing held out) averaged over
+# the models (--arch-grad mean), staggered models trained to the end
+# (--stagger continue), the functions' trapezoid learning rate, and the
+# weights' trapezoid (in Stage II too, for GeLU and the splines alike).
+# Where a task's verdict differs between the two arms, each of the authors'
+# settings is then added alone to the defaults (8 more arms for that task),
+# to find which one makes the difference, and the weights' trapezoid is
+# also given to Stage II alone, over the defaults' searches (one more);
+# `authors_protocol.sh all` runs those arms for both tasks whatever the
+# verdicts. The two tasks run side by
+# side, one process each. Prints one table per task: arm, verdict, steps
+# ratio to GeLU with its 95% interval, medians, runs that never got there,
+# and the spread of log steps over seeds.
+source "$(dirname "$0")/common.sh"
+out="$out_root/authors_protocol"
+mkdir -p "$out"
+mode="${1:-flips}"
+case "$mode" in
+  flips | all) ;;
+  *)
+    echo "usage: scripts/experiments/authors_protocol.sh [all]" >&2
+    exit 2
+    ;;
+esac
+
+search_steps=1000
+steps=1500
+# The arms: the search options each adds to the main job's (and, after a
+# "|", the options it adds to Stage II, for GeLU and the splines alike).
+declare -A arm
+arm[grid]="--spline-knots 64 --spline-range -15,15"
+arm[extrapolate]="--spline-extrapolate constant"
+arm[start]="--spline-init const:0.01"
+arm[stream]="--arch-split train --opt arch-frac=0"
+arm[mean]="--arch-grad mean"
+arm[stagger]="--stagger continue"
+arm[arch_lr]="--arch-schedule trapezoid --arch-warmup $((search_steps / 10)) --arch-decay $((search_steps / 2))"
+arm[weights_lr]="--schedule trapezoid --warmup $((search_steps / 10)) --decay $((search_steps / 2)) --min-lr-ratio 0 | --schedule trapezoid --warmup $((steps / 10)) --decay $((steps / 2)) --min-lr-ratio 0"
+one_at_a_time=(grid extrapolate start stream mean stagger arch_lr weights_lr)
+# Then the weights' trapezoid split in two: in Stage II alone, over the
+# defaults' searches (the functions unchanged, only how the models that use
+# them, and GeLU, are trained).
+arm[stage2_lr]="| ${arm[weights_lr]#*|}"
+declare -A searches_of=([stage2_lr]=defaults)
+arm[defaults]=""
+arm[authors]=""
+for a in "${one_at_a_time[@]}"; do
+  arm[authors]="${arm[authors]%%|*} ${arm[$a]%%|*}"
+done
+arm[authors]="${arm[authors]} | ${arm[weights_lr]#*|}"
+
+modadd=(--task modadd --opt p=47 --opt train-frac=0.8 --width 64 --layers 1 --lr 3e-3
+  --weight-decay 1 --batch 256 --eval-every 100)
+add=(--task add --opt digits=2 --opt reverse=true --width 64 --layers 2 --lr 3e-3 --batch 128
+  --eval-every 100 --eval-limit 1000)
+declare -A threshold=([modadd]=0.99 [add]=0.9)
+
+# run_arm TASK ARM: 3 searches with the arm's options, then their functions
+# against GeLU over 5 seeds, in $out/TASK/ARM (finished parts are reused).
+run_arm() {
+  local task="$1" name="$2" dir="$out/$1/$2"
+  local searches="$out/$task/${searches_of[$name]:-$name}/search"
+  local -n opts="$task"
+  local spec="${arm[$name]}" search_opts stage2_opts=()
+  read -r -a search_opts <<<"${spec%%|*}"
+  [[ $spec == *"|"* ]] && read -r -a stage2_opts <<<"${spec#*|}"
+  if [[ ! -f $searches/search-2/arch.safetensors ]]; then
+    timed "$task $name: 3 searches" "$tapir" search "${opts[@]}" "${search_opts[@]}" --mlp-act spline \
+      --models 4 --steps "$search_steps" --repeat 3 --threads 1 --quiet --force \
+      --out "$searches" >/dev/null
+  fi
+  local arch_files=()
+  for k in 0 1 2; do arch_files+=(--arch-file "$searches/search-$k/arch.safetensors"); done
+  if [[ ! -f $dir/compare/compare.json ]]; then
+    timed "$task $name: comparison" "$tapir" compare "${opts[@]}" "${stage2_opts[@]}" \
+      --steps "$steps" --seeds 5 --threshold "${threshold[$task]}" "${arch_files[@]}" \
+      --threads 1 --quiet --out "$dir/compare" >/dev/null
+  fi
+}
+
+# verdict TASK ARM: the pooled row's verdict word against GeLU.
+verdict() {
+  jq -r '.against_baseline[] | select(.searches == 3) | .verdict' "$out/$1/$2/compare/compare.json"
+}
+
+# table TASK: one line per arm that ran.
+table() {
+  local task="$1"
+  echo "== $task: steps to ${threshold[$task]} on test, 3 searches x 5 seeds against GeLU x 5"
+  printf '%-12s %-13s %-22s %-16s %-9s %s\n' arm verdict "ratio [95%]" "median (GeLU)" never \
+    "spread [95%]"
+  for name in defaults authors "${one_at_a_time[@]}" stage2_lr; do
+    local json="$out/$task/$name/compare/compare.json"
+    [[ -f $json ]] || continue
+    jq -r --arg arm "$name" '
+      def num: if . == null then "inf" else (. * 100 | round / 100 | tostring) end;
+      def steps: if . == null then "never" else tostring end;
+      (.variants[] | select(.variant == "baseline") | .steps_to_threshold) as $g
+      | (.variants[] | select(.variant == "arch: 3 searches") | .steps_to_threshold) as $s
+      | .against_baseline[] | select(.searches == 3)
+      | [$arm, .verdict,
+         "\(.steps_ratio.ratio | num)x [\(.steps_ratio.lo | num), \(.steps_ratio.hi | num)]",
+         "\($s.median | steps) (\($g.median | steps))", "\($s.never)/15 (\($g.never)/5)",
+         if .spread_ratio.ratio == null then "-"
+         else "\(.spread_ratio.ratio | num)x [\(.spread_ratio.lo | num), \(.spread_ratio.hi | num)]" end]
+      | @tsv' "$json" | awk -F'\t' '{printf "%-12s %-13s %-22s %-16s %-9s %s\n", $1, $2, $3, $4, $5, $6}'
+  done
+}
+
+# task_chain TASK: the two arms, then the one-at-a-time arms where called for.
+task_chain() {
+  local task="$1"
+  run_arm "$task" defaults
+  run_arm "$task" authors
+  if [[ $mode == all || $(verdict "$task" defaults) != $(verdict "$task" authors) ]]; then
+    for name in "${one_at_a_time[@]}" stage2_lr; do run_arm "$task" "$name"; done
+  fi
+}
+
+task_chain modadd &
+first=$!
+task_chain add &
+second=$!
+wait "$first"
+wait "$second"  # under set -e, a task that failed stops the script here
+table modadd
+table add
