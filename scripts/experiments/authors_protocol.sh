@@ -13,10 +13,10 @@
 # to find which one makes the difference, and the weights' trapezoid is
 # also given to Stage II alone, over the defaults' searches (one more);
 # `authors_protocol.sh all` runs those arms for both tasks whatever the
-# verdicts. The two tasks run side by
-# side, one process each. Prints one table per task: arm, verdict, steps
-# ratio to GeLU with its 95% interval, medians, runs that never got there,
-# and the spread of log steps over seeds.
+# verdicts. The two tasks run side by side, one process each. Prints one
+# table per task: arm, verdict, steps ratio to GeLU with its 95% interval,
+# medians, runs that never got there, and the spread of log steps over
+# seeds.
 source "$(dirname "$0")/common.sh"
 out="$out_root/authors_protocol"
 mkdir -p "$out"
