@@ -56,7 +56,7 @@ over() {
     (.[0].tasks) as $tasks | . as $reps
     | $tasks | to_entries[] | .key as $c
     | "\(.value): own functions best in \([$reps[] | .relative as $m
-        | select([$m[][$c] | select(. != null)] | max == $m[$c][$c])] | length) of \($reps | length)"
+        | select($m[$c][$c] != null and ([$m[][$c] | select(. != null)] | max) == $m[$c][$c])] | length) of \($reps | length)"
     ' "$out"/replicate-*/"$metric".json
 }
 over accuracy
