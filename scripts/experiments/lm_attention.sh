@@ -52,17 +52,20 @@ second=$!
 wait "$first"
 wait "$second"  # under set -e, a corpus that failed stops the script here
 
+# level COMPARE_JSON VARIANT: the variant's final test bits per byte, its
+# median with the 95% interval, 4 decimals.
+level() {
+  jq -r --arg v "$2" '.variants[] | select(.variant == $v)
+    | .splits.test.final_bits_per_byte_interval
+    | "\(.median * 10000 | round / 10000) [\(.lo * 10000 | round / 10000), \(.hi * 10000 | round / 10000)]"' "$1"
+}
+
 echo "| corpus | functions | test bits per byte: median [95% CI] | minus GeLU, seed by seed: median [min, max] | pairs lower |"
 echo "|---|---|---|---|---|"
 for name in shakespeare code; do
   json="$out/$name/compare/compare.json"
-  jq -r '.variants[] | select(.variant == "baseline")
-    | "| '"$name"' | GeLU | \(.splits.test.final_bits_per_byte_interval
-      | "\(.median * 10000 | round / 10000) [\(.lo * 10000 | round / 10000), \(.hi * 10000 | round / 10000)]") | | |"' "$json"
+  printf "| %s | GeLU | %s | | |\n" "$name" "$(level "$json" baseline)"
   for family in "${families[@]}"; do
-    level=$(jq -r --arg v "$family: 3 pooled" '.variants[] | select(.variant == $v)
-      | .splits.test.final_bits_per_byte_interval
-      | "\(.median * 10000 | round / 10000) [\(.lo * 10000 | round / 10000), \(.hi * 10000 | round / 10000)]"' "$json")
     # Every run of the family minus GeLU's run of the same seed.
     diffs=$(jq -r --arg pool "$family" '
       ([.variants[] | select(.variant == "baseline") | .runs[]
@@ -70,7 +73,8 @@ for name in shakespeare code; do
       | .variants[] | select(.variant | endswith(",pool=" + $pool)) | .runs[]
       | .splits.test.final_bits_per_byte - $gelu[.seed | tostring]' "$json")
     lower=$(awk '$1 < 0' <<<"$diffs" | wc -l)
-    printf "| %s | %s | %s | %s | %s of %s |\n" "$name" "$family" "$level" "$(summary <<<"$diffs")" \
-      "$lower" "$(wc -l <<<"$diffs")"
+    printf "| %s | %s | %s | %s | %s of %s |\n" "$name" "$family" \
+      "$(level "$json" "$family: 3 pooled")" "$(summary <<<"$diffs")" "$lower" \
+      "$(wc -l <<<"$diffs")"
   done
 done
