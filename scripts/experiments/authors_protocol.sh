@@ -31,29 +31,14 @@ esac
 
 search_steps=1000
 steps=1500
-# The arms: the search options each adds to the main job's (and, after a
-# "|", the options it adds to Stage II, for GeLU and the splines alike).
-declare -A arm
-arm[grid]="--spline-knots 64 --spline-range -15,15"
-arm[extrapolate]="--spline-extrapolate constant"
-arm[start]="--spline-init const:0.01"
-arm[stream]="--arch-split train --opt arch-frac=0"
-arm[mean]="--arch-grad mean"
-arm[stagger]="--stagger continue"
-arm[arch_lr]="--arch-schedule trapezoid --arch-warmup $((search_steps / 10)) --arch-decay $((search_steps / 2))"
-arm[weights_lr]="--schedule trapezoid --warmup $((search_steps / 10)) --decay $((search_steps / 2)) --min-lr-ratio 0 | --schedule trapezoid --warmup $((steps / 10)) --decay $((steps / 2)) --min-lr-ratio 0"
-one_at_a_time=(grid extrapolate start stream mean stagger arch_lr weights_lr)
+# The arms: one per setting of the authors' protocol (common.sh), and the
+# whole protocol.
+authors_arms "$search_steps" "$steps"
 # Then the weights' trapezoid split in two: in Stage II alone, over the
 # defaults' searches (the functions unchanged, only how the models that use
 # them, and GeLU, are trained).
 arm[stage2_lr]="| ${arm[weights_lr]#*|}"
 declare -A searches_of=([stage2_lr]=defaults)
-arm[defaults]=""
-arm[authors]=""
-for a in "${one_at_a_time[@]}"; do
-  arm[authors]="${arm[authors]%%|*} ${arm[$a]%%|*}"
-done
-arm[authors]="${arm[authors]} | ${arm[weights_lr]#*|}"
 
 modadd=(--task modadd --opt p=47 --opt train-frac=0.8 --width 64 --layers 1 --lr 3e-3
   --weight-decay 1 --batch 256 --eval-every 100)
@@ -67,9 +52,8 @@ run_arm() {
   local task="$1" name="$2" dir="$out/$1/$2"
   local searches="$out/$task/${searches_of[$name]:-$name}/search"
   local -n opts="$task"
-  local spec="${arm[$name]}" search_opts stage2_opts=()
-  read -r -a search_opts <<<"${spec%%|*}"
-  [[ $spec == *"|"* ]] && read -r -a stage2_opts <<<"${spec#*|}"
+  local search_opts stage2_opts
+  split_arm "${arm[$name]}"
   if [[ ! -f $searches/search-2/arch.safetensors ]]; then
     timed "$task $name: 3 searches" "$tapir" search "${opts[@]}" "${search_opts[@]}" --mlp-act spline \
       --models 4 --steps "$search_steps" --repeat 3 --threads 1 --quiet --force \

@@ -61,3 +61,41 @@ summary() {
     m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     printf "%+.4f [%+.4f, %+.4f]\n", m, v[1], v[NR] }'
 }
+
+# authors_arms SEARCH_STEPS STEPS: fills the associative array `arm` with the
+# options of each setting of the authors' protocol (idiap/lm-afs
+# trainLmAf.py, scaled to a search of SEARCH_STEPS and a Stage II of STEPS):
+# the search options it adds to tapir's defaults and, after a "|", the
+# options it adds to Stage II (for GeLU and the splines alike); `arm[authors]`
+# is all of them, `arm[defaults]` none, and `one_at_a_time` lists the
+# settings in order.
+authors_arms() {
+  local search_steps="$1" steps="$2"
+  declare -gA arm=()
+  arm[grid]="--spline-knots 64 --spline-range -15,15"
+  arm[extrapolate]="--spline-extrapolate constant"
+  arm[start]="--spline-init const:0.01"
+  arm[stream]="--arch-split train --opt arch-frac=0"
+  arm[mean]="--arch-grad mean"
+  arm[stagger]="--stagger continue"
+  arm[arch_lr]="--arch-schedule trapezoid --arch-warmup $((search_steps / 10)) --arch-decay $((search_steps / 2))"
+  arm[weights_lr]="--schedule trapezoid --warmup $((search_steps / 10)) --decay $((search_steps / 2)) --min-lr-ratio 0 | --schedule trapezoid --warmup $((steps / 10)) --decay $((steps / 2)) --min-lr-ratio 0"
+  one_at_a_time=(grid extrapolate start stream mean stagger arch_lr weights_lr)
+  arm[defaults]=""
+  arm[authors]=""
+  local a
+  for a in "${one_at_a_time[@]}"; do
+    arm[authors]="${arm[authors]%%|*} ${arm[$a]%%|*}"
+  done
+  arm[authors]="${arm[authors]} | ${arm[weights_lr]#*|}"
+}
+
+# split_arm SPEC: sets the arrays search_opts and stage2_opts from an arm's
+# "SEARCH OPTIONS | STAGE II OPTIONS".
+split_arm() {
+  local spec="$1"
+  search_opts=()
+  stage2_opts=()
+  read -r -a search_opts <<<"${spec%%|*}"
+  if [[ $spec == *"|"* ]]; then read -r -a stage2_opts <<<"${spec#*|}"; fi
+}
