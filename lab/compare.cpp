@@ -48,9 +48,54 @@ T& entry(std::vector<T>& items, Key T::*key, const std::string& name) {
 
 }  // namespace
 
+namespace {
+std::string& stamp_of_process() {
+  static std::string stamp;
+  return stamp;
+}
+}  // namespace
+
+void set_build_stamp(std::string stamp) { stamp_of_process() = std::move(stamp); }
+const std::string& build_stamp() { return stamp_of_process(); }
+
+std::string recorded_build(const std::string& dir) {
+  const fs::path marker = fs::path(dir) / RunFolder::kFinished;
+  if (!fs::exists(marker)) return "";
+  Json recorded;
+  try {
+    recorded = read_json_file(marker.string());
+  } catch (const Error&) {
+    return "";  // check_whole_outputs names what is wrong with it
+  }
+  const Json* build = recorded.is_object() ? recorded.find("build") : nullptr;
+  return build != nullptr && build->is_string() ? build->as_string() : "";
+}
+
+std::string other_build_warning(const std::vector<std::string>& dirs) {
+  if (build_stamp().empty()) return "";
+  int count = 0;
+  std::string example, example_build;
+  for (const std::string& dir : dirs) {
+    if (!fs::exists(fs::path(dir) / RunFolder::kFinished)) continue;
+    const std::string build = recorded_build(dir);
+    if (build == build_stamp()) continue;
+    if (count++ == 0) {
+      example = dir;
+      example_build = build.empty() ? "a build that did not record itself" : build;
+    }
+  }
+  if (count == 0) return "";
+  return "warning: reusing " + std::to_string(count) +
+         (count == 1 ? " finished run" : " finished runs") + " trained by another build (" +
+         example + ": " + example_build + "; this is " + build_stamp() +
+         "); their numbers may differ from this build's: remove " +
+         (count == 1 ? "that folder" : "those folders") + " to train them again";
+}
+
 SeedRun read_run(const std::string& dir, const std::vector<double>& thresholds) {
   SeedRun r;
   r.dir = dir;
+  r.build = recorded_build(dir);
   const std::string path = (fs::path(dir) / "metrics.jsonl").string();
   read_json_lines(path, [&r](const Json& j) {
     SplitRun& split = entry(r.splits, &SplitRun::split, j.at("split").as_string());
@@ -306,6 +351,7 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress&
   trainer->run(events);
   Json finished = Json::object();
   finished.set("steps", trainer->step());
+  if (!build_stamp().empty()) finished.set("build", build_stamp());
   finished.set("files", output_fingerprints(folder));
   write_file_atomic(marker.string(), to_json(finished, 2) + "\n");
   std::string summary = std::to_string(trainer->step()) + " steps";
@@ -322,6 +368,12 @@ void train_all(const std::vector<PlannedRun>& runs, Progress& progress) {
     if (dist::owner(static_cast<int64_t>(k)) == dist::rank())
       check_planned_run(runs[k].config, runs[k].dir);
   dist::barrier();
+  if (dist::is_root()) {
+    std::vector<std::string> dirs;
+    for (const PlannedRun& run : runs) dirs.push_back(run.dir);
+    if (const std::string warning = other_build_warning(dirs); !warning.empty())
+      progress.warn(warning);
+  }
   for (size_t k = 0; k < runs.size(); ++k) {
     const PlannedRun& run = runs[k];
     const int owner = dist::owner(static_cast<int64_t>(k));

@@ -47,6 +47,7 @@ struct SplitRun {
 struct SeedRun {
   uint64_t seed = 0;
   std::string dir;
+  std::string build;             // the build that finished it ("" if not recorded)
   std::string group_by;          // "length", ...; empty when the task has no groups
   std::vector<SplitRun> splits;  // in the task's order: the first is "test"
   const SplitRun& first() const { return splits.front(); }
@@ -112,6 +113,22 @@ std::vector<double> parse_thresholds(const std::string& text);
 // interrupted one resumed, anything else started fresh.
 void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress& progress,
                     const std::string& label);
+
+// Which build trains runs in this process, as `tapir --version` names it in
+// one line (the program sets it at start, tools/main.cpp). A run that
+// train_or_reuse finishes records it in its marker; train_all warns when it
+// reuses runs another build finished, whose numbers may differ from this
+// build's (kernels, defaults, fixes). Empty (tests, by default): nothing is
+// recorded and nothing compared.
+void set_build_stamp(std::string stamp);
+const std::string& build_stamp();
+// The build recorded in the finished run in `dir`: "" when it records none
+// (no marker, or finished before runs recorded their build).
+std::string recorded_build(const std::string& dir);
+// The warning for the runs of the plan that are finished and were trained
+// by a build other than build_stamp(): "" when there are none or no stamp is
+// set; else one line naming how many, one of them and both builds.
+std::string other_build_warning(const std::vector<std::string>& dirs);
 
 // A run to train or reuse: the unit of work that compare, transfer and
 // robust-compare plan first and then train, shared among the ranks under

@@ -397,6 +397,7 @@ std::string compare_json(const std::vector<VariantResult>& results,
       Json j = Json::object();
       j.set("seed", static_cast<int64_t>(run.seed));
       j.set("dir", run.dir);
+      if (!run.build.empty()) j.set("build", run.build);
       j.set("steps_to_threshold", number(run.first().steps_to.front()));
       j.set("final_accuracy", run.first().final_accuracy);
       j.set("best_loss", run.first().best_loss);

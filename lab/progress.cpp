@@ -180,6 +180,13 @@ void Progress::line(const std::string& text) {
   write(text + "\n");
 }
 
+void Progress::warn(const std::string& text) {
+  clear_bar();
+  std::fflush(out_);
+  std::fprintf(stderr, "tapir: %s\n", text.c_str());
+  std::fflush(stderr);
+}
+
 TrainEvents Progress::train_events() {
   TrainEvents events;
   if (style_ == Style::quiet) return events;

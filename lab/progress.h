@@ -57,6 +57,8 @@ class Progress {
   void finish_run(const std::string& summary);
   // Any other line (the bar is cleared first and redrawn by the next step).
   void line(const std::string& text);
+  // A warning: "tapir: TEXT" on stderr in every style, quiet too.
+  void warn(const std::string& text);
 
   // Whether eval() prints a line in bar style (default: only for a single run).
   void set_eval_lines(bool on);

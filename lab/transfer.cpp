@@ -215,6 +215,8 @@ std::string transfer_markdown(const TransferResult& r) {
   for (const VariantResult& b : r.baselines) {
     if (r.metric == "accuracy")
       std::snprintf(buf, sizeof buf, " %.3f |", b.first().final_accuracy.median);
+    else if (std::isinf(b.first().steps.front().median))
+      std::snprintf(buf, sizeof buf, " never |");
     else
       std::snprintf(buf, sizeof buf, " %s steps |",
                     format_steps(b.first().steps.front().median).c_str());

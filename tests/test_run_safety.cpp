@@ -230,6 +230,38 @@ TEST_CASE("compare reuses a run only when it was trained with the same options")
   fs::remove_all(dir);
 }
 
+TEST_CASE("a finished run records its build; reusing another build's runs warns") {
+  const std::string dir = temp_dir("build"), unfinished = temp_dir("build-unfinished");
+  Progress quiet(Progress::Style::quiet);
+  set_build_stamp("tapir 0.1, commit aaaaaaa, Release, x86-64-v3");
+  train_or_reuse(tiny(), dir, quiet, "tiny");
+  CHECK(recorded_build(dir) == "tapir 0.1, commit aaaaaaa, Release, x86-64-v3");
+  CHECK(read_run(dir, {0.5}).build == "tapir 0.1, commit aaaaaaa, Release, x86-64-v3");
+  CHECK(other_build_warning({dir, unfinished}).empty());  // the same build: no warning
+
+  set_build_stamp("tapir 0.1, commit bbbbbbb, Release, x86-64-v3");
+  const std::string warning = other_build_warning({dir, unfinished});
+  CHECK(warning.find("reusing 1 finished run trained by another build (" + dir +
+                     ": tapir 0.1, commit aaaaaaa, Release, x86-64-v3; this is tapir 0.1, "
+                     "commit bbbbbbb, Release, x86-64-v3)") != std::string::npos);
+  CHECK_NOTHROW(train_or_reuse(tiny(), dir, quiet, "tiny"));  // still reused
+  CHECK(recorded_build(dir) == "tapir 0.1, commit aaaaaaa, Release, x86-64-v3");
+
+  // A marker from before runs recorded their build counts as another build.
+  Json marker = read_json_file(dir + "/" + RunFolder::kFinished);
+  Json without = Json::object();
+  for (const auto& [key, value] : marker.as_object())
+    if (key != "build") without.set(key, value);
+  write_file_atomic(dir + "/" + RunFolder::kFinished, to_json(without, 2) + "\n");
+  CHECK(recorded_build(dir).empty());
+  CHECK(other_build_warning({dir}).find("a build that did not record itself") !=
+        std::string::npos);
+
+  set_build_stamp("");  // no stamp (as in the other tests): nothing compared
+  CHECK(other_build_warning({dir}).empty());
+  fs::remove_all(dir);
+}
+
 TEST_CASE("an architecture file with a NaN knot is refused, naming the function") {
   TrainConfig c = tiny();
   c.model.mlp_act = MlpAct::spline;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <thread>
 
 #include "base/file_io.h"
@@ -216,4 +217,21 @@ TEST_CASE("task options reach only their own task's searches and runs") {
   typo.task_options["dyck"].set("max-lenn", "6");
   CHECK_THROWS_WITH_AS(run_transfer(typo), doctest::Contains("max-lenn"), Error);
   CHECK(!fs::exists(out));
+}
+
+TEST_CASE("the transfer table gives a baseline that never reached the threshold as never") {
+  TransferResult r;
+  r.tasks = {"add", "mano"};
+  r.metric = "steps";
+  r.relative = {{1.0, 0.0}, {0.5, 0.0}};
+  for (double median : {700.0, std::numeric_limits<double>::infinity()}) {
+    VariantResult baseline;
+    baseline.splits.emplace_back();
+    baseline.splits.back().steps.push_back(Spread{median, median, median, median, median, 3,
+                                                 std::isinf(median) ? 3 : 0});
+    r.baselines.push_back(baseline);
+  }
+  const std::string table = transfer_markdown(r);
+  CHECK(table.find("| baseline (absolute) | 700 steps | never |") != std::string::npos);
+  CHECK(table.find("never steps") == std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "engine/dist.h"
+#include "lab/compare.h"
 #include "lab/progress.h"
 #include "tools/commands.h"
 #include "tools/config_file.h"
@@ -137,6 +138,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   tapir::dist::init(argc, argv);
+  tapir::set_build_stamp(tapir::build_stamp_text());
   const int code = run(argc, argv);
   tapir::dist::finalize();
   return code;

@@ -32,4 +32,9 @@ std::string version_text() {
   return text;
 }
 
+std::string build_stamp_text() {
+  return "tapir " TAPIR_BUILD_VERSION ", commit " TAPIR_BUILD_COMMIT ", " TAPIR_BUILD_TYPE
+         ", " TAPIR_BUILD_CPU_TARGET;
+}
+
 }  // namespace tapir
