@@ -8,20 +8,26 @@
 # families run side by side, one process each. Prints both comparisons, with
 # the accuracy by length on test_long.
 #
-# Usage: scripts/experiments/copy_alibi.sh [alibi|rope]   (the positions:
-# ALiBi, the paper's setting, by default; rope runs the same design with
-# rotary positions, in $OUT/copy_rope)
+# Usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors]
+# The positions: ALiBi, the paper's setting, by default; rope runs the same
+# design with rotary positions, in $OUT/copy_rope. The protocol: tapir's
+# defaults, or the authors' (common.sh authors_arms: their Stage I settings,
+# and the weights' trapezoid in Stage II for ALiBi alone and the splines
+# alike), in $OUT/copy_POS_authors; the authors' code learns MLP functions,
+# so under their protocol only the MLP family runs.
 source "$(dirname "$0")/common.sh"
 pos="${1:-alibi}"
-case "$pos" in
-  alibi | rope) ;;
-  *)
-    echo "usage: scripts/experiments/copy_alibi.sh [alibi|rope]" >&2
-    exit 2
-    ;;
-esac
+protocol="${2:-defaults}"
+if [[ $pos != alibi && $pos != rope ]] || [[ $protocol != defaults && $protocol != authors ]]; then
+  echo "usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors]" >&2
+  exit 2
+fi
 out="$out_root/copy_$pos"
+label="copy $pos"
+[[ $protocol == authors ]] && out+="_authors" && label+=" (authors' protocol)"
 mkdir -p "$out"
+authors_arms 1500 1500
+split_arm "${arm[$protocol]}"
 common=(--task copy --pos "$pos" --width 64 --layers 2 --lr 3e-3 --batch 64 --eval-every 100
   --eval-limit 500)
 
@@ -31,16 +37,21 @@ family() {
   shift
   local dir="$out/search-$name"
   if [[ ! -f $dir/search-2/arch.safetensors ]]; then
-    timed "copy $pos: 3 $name searches" "$tapir" search "${common[@]}" "$@" --models 4 --steps 1500 \
-      --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
+    timed "$label: 3 $name searches" "$tapir" search "${common[@]}" "${search_opts[@]}" "$@" \
+      --models 4 --steps 1500 --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
   fi
   local arch_files=()
   for k in 0 1 2; do arch_files+=(--arch-file "$dir/search-$k/arch.safetensors"); done
-  timed "copy $pos: $name comparison" "$tapir" compare "${common[@]}" --steps 1500 --seeds 5 \
-    --threshold 0.9,0.99 --threads 1 --quiet "${arch_files[@]}" --out "$out/compare-$name" \
-    >"$out/compare-$name.txt"
+  timed "$label: $name comparison" "$tapir" compare "${common[@]}" "${stage2_opts[@]}" \
+    --steps 1500 --seeds 5 --threshold 0.9,0.99 --threads 1 --quiet "${arch_files[@]}" \
+    --out "$out/compare-$name" >"$out/compare-$name.txt"
 }
 
+if [[ $protocol == authors ]]; then
+  family mlp --mlp-act spline
+  cat "$out/compare-mlp.txt"
+  exit
+fi
 family mlp --mlp-act spline &
 mlp=$!
 family score --mlp-act gelu --attn score-spline &
