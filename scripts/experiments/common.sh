@@ -99,3 +99,12 @@ split_arm() {
   read -r -a search_opts <<<"${spec%%|*}"
   if [[ $spec == *"|"* ]]; then read -r -a stage2_opts <<<"${spec#*|}"; fi
 }
+
+# share: the command prefix that spreads one compare over two processes, one
+# per core (mpirun -np 2, docs/distributed.md), where this tapir has MPI and
+# mpirun is there; empty otherwise.
+share=()
+if "$tapir" --version | grep '^MPI: yes' >/dev/null && command -v mpirun >/dev/null; then
+  share=(mpirun --oversubscribe -np 2)
+  if [ "$(id -u)" -eq 0 ]; then share=(mpirun --allow-run-as-root --oversubscribe -np 2); fi
+fi

@@ -8,32 +8,40 @@
 # and under the authors' protocol (common.sh's authors_arms, scaled to these
 # step counts; its weights' trapezoid also in Stage II, for GeLU and the
 # splines alike). Each arm: 3 searches of 4 models and 5000 steps, then GeLU
-# against the 3 searches' functions over 3 seeds of 10000 steps. Prints, per
-# arm, the pooled verdict on steps to 80% with its 95% interval, the steps
-# to 90% seed by seed and the final test accuracy.
+# against the 3 searches' functions over 3 seeds of 10000 steps. Where the
+# two verdicts differ, a third arm gives the weights' trapezoid to Stage II
+# alone, over the defaults' searches (the one setting that flips modular
+# addition, authors_protocol.sh), its comparison spread over both cores
+# (common.sh share). Prints, per arm, the pooled verdict on steps to 80%
+# with its 95% interval, the steps to 90% seed by seed and the final test
+# accuracy.
 source "$(dirname "$0")/common.sh"
 out="$out_root/mano"
 mkdir -p "$out"
 search_steps=5000
 steps=10000
 authors_arms "$search_steps" "$steps"
+arm[stage2_lr]="| ${arm[weights_lr]#*|}"
+declare -A searches_of=([stage2_lr]=defaults)
 common=(--task mano --opt mod=7 --opt max-ops=2 --width 128 --layers 2 --lr 1e-3 --batch 128
   --eval-every 250 --eval-limit 1000)
 
-# run_arm ARM: 3 searches, then the comparison, in $out/ARM (finished parts
-# are reused).
+# run_arm ARM [PREFIX...]: 3 searches, then the comparison (run under
+# PREFIX), in $out/ARM (finished parts are reused).
 run_arm() {
   local name="$1" dir="$out/$1" search_opts stage2_opts
+  shift
+  local searches="$out/${searches_of[$name]:-$name}/search"
   split_arm "${arm[$name]}"
-  if [[ ! -f $dir/search/search-2/arch.safetensors ]]; then
+  if [[ ! -f $searches/search-2/arch.safetensors ]]; then
     timed "mano $name: 3 searches" "$tapir" search "${common[@]}" "${search_opts[@]}" \
       --mlp-act spline --models 4 --steps "$search_steps" --repeat 3 --threads 1 --quiet \
-      --force --out "$dir/search" >/dev/null
+      --force --out "$searches" >/dev/null
   fi
   local arch_files=()
-  for k in 0 1 2; do arch_files+=(--arch-file "$dir/search/search-$k/arch.safetensors"); done
+  for k in 0 1 2; do arch_files+=(--arch-file "$searches/search-$k/arch.safetensors"); done
   if [[ ! -f $dir/compare/compare.json ]]; then
-    timed "mano $name: comparison" "$tapir" compare "${common[@]}" "${stage2_opts[@]}" \
+    timed "mano $name: comparison" "$@" "$tapir" compare "${common[@]}" "${stage2_opts[@]}" \
       --steps "$steps" --seeds 3 --threshold 0.8,0.9 "${arch_files[@]}" --threads 1 --quiet \
       --out "$dir/compare" >/dev/null
   fi
@@ -67,5 +75,12 @@ run_arm authors &
 second=$!
 wait "$first"
 wait "$second"  # under set -e, an arm that failed stops the script here
+verdict() {
+  jq -r '.against_baseline[] | select(.searches == 3) | .verdict' "$out/$1/compare/compare.json"
+}
+if [[ $(verdict defaults) != $(verdict authors) ]]; then
+  run_arm stage2_lr "${share[@]}"
+fi
 table defaults
 table authors
+if [[ -f $out/stage2_lr/compare/compare.json ]]; then table stage2_lr; fi

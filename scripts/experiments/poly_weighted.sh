@@ -34,11 +34,6 @@ for k in 0 1 2; do
     variants+=(--variant "mlp-poly=$file,pool=poly8-$fit")
   done
 done
-share=()
-if "$tapir" --version | grep '^MPI: yes' >/dev/null && command -v mpirun >/dev/null; then
-  share=(mpirun --oversubscribe -np 2)
-  if [ "$(id -u)" -eq 0 ]; then share=(mpirun --allow-run-as-root --oversubscribe -np 2); fi
-fi
 export TAPIR_PROGRESS=lines
 timed "add: weighted polynomials" "${share[@]}" "$tapir" compare --task add --opt digits=2 \
   --opt reverse=true --width 64 --layers 2 --lr 3e-3 --batch 128 --eval-every 100 \
