@@ -8,26 +8,41 @@
 # families run side by side, one process each. Prints both comparisons, with
 # the accuracy by length on test_long.
 #
-# Usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors]
+# Usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors|stage2_lr]
 # The positions: ALiBi, the paper's setting, by default; rope runs the same
 # design with rotary positions, in $OUT/copy_rope. The protocol: tapir's
-# defaults, or the authors' (common.sh authors_arms: their Stage I settings,
+# defaults; the authors' (common.sh authors_arms: their Stage I settings,
 # and the weights' trapezoid in Stage II for ALiBi alone and the splines
-# alike), in $OUT/copy_POS_authors; the authors' code learns MLP functions,
-# so under their protocol only the MLP family runs.
+# alike), in $OUT/copy_POS_authors; or one of its settings alone over the
+# defaults (grid, extrapolate, start, stream, mean, stagger, arch_lr,
+# weights_lr), in $OUT/copy_POS_SETTING. stage2_lr gives the weights'
+# trapezoid to Stage II alone, over the defaults' MLP searches (run the
+# defaults first). The authors' code learns MLP functions, so any protocol
+# but the defaults runs only the MLP family.
 source "$(dirname "$0")/common.sh"
 pos="${1:-alibi}"
 protocol="${2:-defaults}"
-if [[ $pos != alibi && $pos != rope ]] || [[ $protocol != defaults && $protocol != authors ]]; then
-  echo "usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors]" >&2
+authors_arms 1500 1500
+arm[stage2_lr]="| ${arm[weights_lr]#*|}"
+if [[ $pos != alibi && $pos != rope ]] || [[ ! -v "arm[$protocol]" ]]; then
+  echo "usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors|stage2_lr|SETTING]" \
+    "(SETTING: ${one_at_a_time[*]})" >&2
   exit 2
 fi
 out="$out_root/copy_$pos"
+searches="$out"  # where each family's searches are (search-NAME)
 label="copy $pos"
-[[ $protocol == authors ]] && out+="_authors" && label+=" (authors' protocol)"
+if [[ $protocol != defaults ]]; then
+  out+="_$protocol"
+  label+=" ($protocol)"
+  [[ $protocol != stage2_lr ]] && searches="$out"
+fi
 mkdir -p "$out"
-authors_arms 1500 1500
 split_arm "${arm[$protocol]}"
+if [[ $protocol == stage2_lr && ! -f $searches/search-mlp/search-2/arch.safetensors ]]; then
+  echo "copy_alibi.sh $pos stage2_lr needs the defaults' searches: run copy_alibi.sh $pos first" >&2
+  exit 2
+fi
 common=(--task copy --pos "$pos" --width 64 --layers 2 --lr 3e-3 --batch 64 --eval-every 100
   --eval-limit 500)
 
@@ -35,7 +50,7 @@ common=(--task copy --pos "$pos" --width 64 --layers 2 --lr 3e-3 --batch 64 --ev
 family() {
   local name="$1"
   shift
-  local dir="$out/search-$name"
+  local dir="$searches/search-$name"
   if [[ ! -f $dir/search-2/arch.safetensors ]]; then
     timed "$label: 3 $name searches" "$tapir" search "${common[@]}" "${search_opts[@]}" "$@" \
       --models 4 --steps 1500 --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
@@ -47,7 +62,7 @@ family() {
     --out "$out/compare-$name" >"$out/compare-$name.txt"
 }
 
-if [[ $protocol == authors ]]; then
+if [[ $protocol != defaults ]]; then
   family mlp --mlp-act spline
   cat "$out/compare-mlp.txt"
   exit
