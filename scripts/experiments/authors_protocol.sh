@@ -107,11 +107,6 @@ task_chain() {
   fi
 }
 
-task_chain modadd &
-first=$!
-task_chain add &
-second=$!
-wait "$first"
-wait "$second"  # under set -e, a task that failed stops the script here
+in_parallel task_chain modadd add
 table modadd
 table add

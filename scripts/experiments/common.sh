@@ -108,3 +108,15 @@ if "$tapir" --version | grep '^MPI: yes' >/dev/null && command -v mpirun >/dev/n
   share=(mpirun --oversubscribe -np 2)
   if [ "$(id -u)" -eq 0 ]; then share=(mpirun --allow-run-as-root --oversubscribe -np 2); fi
 fi
+
+# in_parallel FUNCTION A B: FUNCTION A and FUNCTION B side by side, one
+# process each (a 2-core machine's two cores); fails if either does.
+in_parallel() {
+  "$1" "$2" &
+  local first=$!
+  "$1" "$3" &
+  local second=$! status=0
+  wait "$first" || status=$?
+  wait "$second" || status=$?
+  return "$status"
+}

@@ -69,12 +69,7 @@ table() {
   done
 }
 
-run_arm defaults &
-first=$!
-run_arm authors &
-second=$!
-wait "$first"
-wait "$second"  # under set -e, an arm that failed stops the script here
+in_parallel run_arm defaults authors
 verdict() {
   jq -r '.against_baseline[] | select(.searches == 3) | .verdict' "$out/$1/compare/compare.json"
 }
