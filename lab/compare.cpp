@@ -46,13 +46,12 @@ T& entry(std::vector<T>& items, Key T::*key, const std::string& name) {
   return items.back();
 }
 
-}  // namespace
-
-namespace {
+// The process's build stamp (set_build_stamp).
 std::string& stamp_of_process() {
   static std::string stamp;
   return stamp;
 }
+
 }  // namespace
 
 void set_build_stamp(std::string stamp) { stamp_of_process() = std::move(stamp); }
