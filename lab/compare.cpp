@@ -54,8 +54,12 @@ std::string& stamp_of_process() {
 
 }  // namespace
 
-void set_build_stamp(std::string stamp) { stamp_of_process() = std::move(stamp); }
-const std::string& build_stamp() { return stamp_of_process(); }
+void set_build_stamp(std::string stamp) {
+  stamp_of_process() = std::move(stamp);
+}
+const std::string& build_stamp() {
+  return stamp_of_process();
+}
 
 std::string recorded_build(const std::string& dir) {
   const fs::path marker = fs::path(dir) / RunFolder::kFinished;

@@ -254,8 +254,7 @@ TEST_CASE("a finished run records its build; reusing another build's runs warns"
     if (key != "build") without.set(key, value);
   write_file_atomic(dir + "/" + RunFolder::kFinished, to_json(without, 2) + "\n");
   CHECK(recorded_build(dir).empty());
-  CHECK(other_build_warning({dir}).find("a build that did not record itself") !=
-        std::string::npos);
+  CHECK(other_build_warning({dir}).find("a build that did not record itself") != std::string::npos);
 
   set_build_stamp("");  // no stamp (as in the other tests): nothing compared
   CHECK(other_build_warning({dir}).empty());

@@ -227,8 +227,8 @@ TEST_CASE("the transfer table gives a baseline that never reached the threshold 
   for (double median : {700.0, std::numeric_limits<double>::infinity()}) {
     VariantResult baseline;
     baseline.splits.emplace_back();
-    baseline.splits.back().steps.push_back(Spread{median, median, median, median, median, 3,
-                                                 std::isinf(median) ? 3 : 0});
+    baseline.splits.back().steps.push_back(
+        Spread{median, median, median, median, median, 3, std::isinf(median) ? 3 : 0});
     r.baselines.push_back(baseline);
   }
   const std::string table = transfer_markdown(r);
