@@ -31,13 +31,10 @@ esac
 
 search_steps=1000
 steps=1500
-# The arms: one per setting of the authors' protocol (common.sh), and the
-# whole protocol.
+# The arms: one per setting of the authors' protocol (common.sh), the whole
+# protocol, and the weights' trapezoid in Stage II alone, over the defaults'
+# searches.
 authors_arms "$search_steps" "$steps"
-# Then the weights' trapezoid split in two: in Stage II alone, over the
-# defaults' searches (the functions unchanged, only how the models that use
-# them, and GeLU, are trained).
-arm[stage2_lr]="| ${arm[weights_lr]#*|}"
 declare -A searches_of=([stage2_lr]=defaults)
 
 modadd=(--task modadd --opt p=47 --opt train-frac=0.8 --width 64 --layers 1 --lr 3e-3

@@ -67,8 +67,10 @@ summary() {
 # trainLmAf.py, scaled to a search of SEARCH_STEPS and a Stage II of STEPS):
 # the search options it adds to tapir's defaults and, after a "|", the
 # options it adds to Stage II (for GeLU and the splines alike); `arm[authors]`
-# is all of them, `arm[defaults]` none, and `one_at_a_time` lists the
-# settings in order.
+# is all of them, `arm[defaults]` none, `one_at_a_time` lists the settings in
+# order, and `arm[stage2_lr]` is the weights' trapezoid in Stage II alone (to
+# run over the defaults' searches: the functions unchanged, only how the
+# models that use them, and GeLU, are trained).
 authors_arms() {
   local search_steps="$1" steps="$2"
   declare -gA arm=()
@@ -88,6 +90,7 @@ authors_arms() {
     arm[authors]="${arm[authors]%%|*} ${arm[$a]%%|*}"
   done
   arm[authors]="${arm[authors]} | ${arm[weights_lr]#*|}"
+  arm[stage2_lr]="| ${arm[weights_lr]#*|}"
 }
 
 # split_arm SPEC: sets the arrays search_opts and stage2_opts from an arm's

@@ -8,7 +8,7 @@
 # families run side by side, one process each. Prints both comparisons, with
 # the accuracy by length on test_long.
 #
-# Usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors|stage2_lr]
+# Usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors|stage2_lr|SETTING]
 # The positions: ALiBi, the paper's setting, by default; rope runs the same
 # design with rotary positions, in $OUT/copy_rope. The protocol: tapir's
 # defaults; the authors' (common.sh authors_arms: their Stage I settings,
@@ -23,7 +23,6 @@ source "$(dirname "$0")/common.sh"
 pos="${1:-alibi}"
 protocol="${2:-defaults}"
 authors_arms 1500 1500
-arm[stage2_lr]="| ${arm[weights_lr]#*|}"
 if [[ $pos != alibi && $pos != rope ]] || [[ ! -v "arm[$protocol]" ]]; then
   echo "usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors|stage2_lr|SETTING]" \
     "(SETTING: ${one_at_a_time[*]})" >&2

@@ -21,7 +21,6 @@ mkdir -p "$out"
 search_steps=5000
 steps=10000
 authors_arms "$search_steps" "$steps"
-arm[stage2_lr]="| ${arm[weights_lr]#*|}"
 declare -A searches_of=([stage2_lr]=defaults)
 common=(--task mano --opt mod=7 --opt max-ops=2 --width 128 --layers 2 --lr 1e-3 --batch 128
   --eval-every 250 --eval-limit 1000)
