@@ -13,21 +13,21 @@
 # to find which one makes the difference, and the weights' trapezoid is
 # also given to Stage II alone, over the defaults' searches (one more);
 # `authors_protocol.sh all` runs those arms for both tasks whatever the
-# verdicts. The two tasks run side by side, one process each. Prints one
-# table per task: arm, verdict, steps ratio to GeLU with its 95% interval,
-# medians, runs that never got there, and the spread of log steps over
-# seeds.
+# verdicts. The two tasks run side by side, one process each; a task named
+# second runs that task alone. Prints one table per task: arm, verdict,
+# steps ratio to GeLU with its 95% interval, medians, runs that never got
+# there, and the spread of log steps over seeds.
+#
+# Usage: scripts/experiments/authors_protocol.sh [flips|all] [modadd|add]
 source "$(dirname "$0")/common.sh"
 out="$out_root/authors_protocol"
 mkdir -p "$out"
 mode="${1:-flips}"
-case "$mode" in
-  flips | all) ;;
-  *)
-    echo "usage: scripts/experiments/authors_protocol.sh [all]" >&2
-    exit 2
-    ;;
-esac
+tasks="${2:-modadd add}"
+if [[ $mode != flips && $mode != all ]] || [[ $tasks != "modadd add" && $tasks != modadd && $tasks != add ]]; then
+  echo "usage: scripts/experiments/authors_protocol.sh [flips|all] [modadd|add]" >&2
+  exit 2
+fi
 
 search_steps=1000
 steps=1500
@@ -104,6 +104,9 @@ task_chain() {
   fi
 }
 
-in_parallel task_chain modadd add
-table modadd
-table add
+if [[ $tasks == "modadd add" ]]; then
+  in_parallel task_chain modadd add
+else
+  task_chain "$tasks"
+fi
+for task in $tasks; do table "$task"; done

@@ -13,12 +13,23 @@
 # median [min, max] and how many are lower. The two corpora run side by
 # side, one process each.
 #
-# Usage: scripts/experiments/lm_attention.sh [STEPS [SEEDS]]   (400 and 3)
+# Usage: scripts/experiments/lm_attention.sh [defaults|authors] [STEPS [SEEDS]]
+# (tapir's defaults, 400 and 3). authors: the searches under the authors'
+# protocol (common.sh authors_arms, scaled to STEPS) and the weights'
+# trapezoid in every model, GeLU's too, in $out/lm_attention_authors.
 source "$(dirname "$0")/common.sh"
-out="$out_root/lm_attention"
-mkdir -p "$out"
+protocol=defaults
+if [[ ${1:-} == defaults || ${1:-} == authors ]]; then
+  protocol="$1"
+  shift
+fi
 steps="${1:-400}"
 seeds="${2:-3}"
+out="$out_root/lm_attention"
+[[ $protocol == authors ]] && out+="_authors"
+mkdir -p "$out"
+authors_arms "$steps" "$steps"
+split_arm "${arm[$protocol]}"
 shakespeare="${SHAKESPEARE:-data/text/tinyshakespeare.txt}"
 model=(--width 128 --layers 2 --heads 4 --batch 16 --lr 1e-3 --eval-every 100 --eval-limit 100)
 families=(mlp score attn-fn)
@@ -34,14 +45,15 @@ corpus() {
     read -r -a flags <<<"${family_flags[$family]}"
     if [[ ! -f $dir/search-2/arch.safetensors ]]; then
       timed "$name: 3 $family searches" "$tapir" search "${task[@]}" "${model[@]}" "${flags[@]}" \
-        --models 2 --steps "$steps" --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
+        "${search_opts[@]}" --models 2 --steps "$steps" --repeat 3 --threads 1 --quiet --force \
+        --out "$dir" >/dev/null
     fi
     for k in 0 1 2; do
       variants+=(--variant "arch:$dir/search-$k/arch.safetensors,pool=$family")
     done
   done
-  timed "$name: comparison" "$tapir" compare "${task[@]}" "${model[@]}" --steps "$steps" \
-    --seeds "$seeds" --threshold 0.3 --threads 1 --quiet "${variants[@]}" \
+  timed "$name: comparison" "$tapir" compare "${task[@]}" "${model[@]}" "${stage2_opts[@]}" \
+    --steps "$steps" --seeds "$seeds" --threshold 0.3 --threads 1 --quiet "${variants[@]}" \
     --out "$out/$name/compare" >/dev/null
 }
 

@@ -10,16 +10,42 @@
 # II settings); each fit's 3 searches are pooled into one row (pool=NAME),
 # its verdict over 3 searches x 5 seeds. The splines themselves are the main
 # job's pooled row (the same seeds).
+#
+# Usage: scripts/experiments/poly_weighted.sh [defaults|authors]
+# authors: the same over the decimal-addition searches and Stage II runs of
+# the authors' protocol (run `authors_protocol.sh flips add` first), every
+# model, GeLU's too, with the weights' trapezoid as there; in
+# $out/poly_weighted_authors.
 source "$(dirname "$0")/common.sh"
-src="runs/main/add"
+protocol="${1:-defaults}"
+authors_arms 1000 1500
+case "$protocol" in
+  defaults)
+    src="runs/main/add"
+    searches="$src/search"
+    need="scripts/main.sh's decimal-addition runs in $src"
+    ;;
+  authors)
+    src="$out_root/authors_protocol/add/authors"
+    searches="$out_root/authors_protocol/add/authors/search"
+    need="the authors' protocol's decimal-addition runs in $src (authors_protocol.sh flips add)"
+    ;;
+  *)
+    echo "usage: scripts/experiments/poly_weighted.sh [defaults|authors]" >&2
+    exit 2
+    ;;
+esac
+split_arm "${arm[$protocol]}"
 out="$out_root/poly_weighted"
+[[ $protocol == authors ]] && out+="_authors"
 mkdir -p "$out"
 variants=(--variant baseline)
 for k in 0 1 2; do
-  arch="$src/search/search-$k/arch.safetensors"
-  run="$src/compare/arch_runs_main_add_search_search_${k}_arch.safetensors/seed-0"
+  arch="$searches/search-$k/arch.safetensors"
+  # compare names a variant's folder after its arch file's path (the end of it).
+  run=$(compgen -G "$src/compare/*search_${k}_arch.safetensors/seed-0" || true)
   if [[ ! -f "$arch" || ! -d "$run" ]]; then
-    echo "poly_weighted.sh needs scripts/main.sh's decimal-addition runs in $src" >&2
+    echo "poly_weighted.sh $protocol needs $need" >&2
     exit 2
   fi
   for fit in weighted uniform central; do
@@ -38,4 +64,4 @@ export TAPIR_PROGRESS=lines
 timed "add: weighted polynomials" "${share[@]}" "$tapir" compare --task add --opt digits=2 \
   --opt reverse=true --width 64 --layers 2 --lr 3e-3 --batch 128 --eval-every 100 \
   --eval-limit 1000 --steps 1500 --seeds 5 --threshold 0.9 --threads 1 --quiet \
-  "${variants[@]}" --out "$out/compare"
+  "${stage2_opts[@]}" "${variants[@]}" --out "$out/compare"

@@ -6,31 +6,71 @@
 # 2 operations (mano.sh), dyck and copy at their defaults. Searches: 2
 # models, 1500 steps each. The whole matrix 3 times, replicate k in
 # $out/replicate-K with --seed K x 1000000 (its own searches, baselines and
-# cells, no seed shared). Prints each replicate's matrices (final accuracy
-# minus the baseline's, and the speed-up in steps to 0.9), then per cell the
-# median [min, max] over the replicates, and per column (trained-on task)
-# how many replicates have their diagonal cell, the task's own functions,
-# as the column's best.
+# cells, no seed shared), two replicates at a time, one process each.
+# Prints each replicate's matrices (final accuracy minus the baseline's, and
+# the speed-up in steps to 0.9), then per cell the median [min, max] over
+# the replicates, and per column (trained-on task) how many replicates have
+# their diagonal cell, the task's own functions, as the column's best.
+#
+# Usage: scripts/experiments/transfer.sh [defaults|authors]
+# authors: the searches under the authors' protocol (common.sh
+# authors_arms, scaled to the 1500 search steps) and the weights' trapezoid
+# (warmup 200, decay 1000 to 0) in every search model and cell, the
+# baselines' too, in $out/transfer_authors.
 source "$(dirname "$0")/common.sh"
+protocol="${1:-defaults}"
+authors_arms 1500 2000
+if [[ $protocol != defaults && $protocol != authors ]]; then
+  echo "usage: scripts/experiments/transfer.sh [defaults|authors]" >&2
+  exit 2
+fi
 out="$out_root/transfer"
+[[ $protocol == authors ]] && out+="_authors"
 mkdir -p "$out"
+# One transfer both searches and trains the cells, under one set of flags:
+# the authors' Stage I settings (a task option given to each task), and the
+# weights' trapezoid with the warmup and decay of the cells' 2000 steps (200
+# and 1000), in a search model's 1500 steps as in a cell's.
+protocol_opts=()
+if [[ $protocol == authors ]]; then
+  for setting in "${one_at_a_time[@]}"; do
+    [[ $setting == weights_lr ]] && continue
+    split_arm "${arm[$setting]}"
+    for ((i = 0; i < ${#search_opts[@]}; ++i)); do
+      if [[ ${search_opts[i]} == --opt ]]; then  # a task option, given to each task
+        ((++i))
+        for task in add mano dyck copy; do protocol_opts+=(--task-opt "$task:${search_opts[i]}"); done
+      else
+        protocol_opts+=("${search_opts[i]}")
+      fi
+    done
+  done
+  split_arm "${arm[weights_lr]}"
+  protocol_opts+=("${stage2_opts[@]}")
+fi
 args=(--tasks add,mano,dyck,copy --task-opt add:digits=2 --task-opt add:reverse=true
       --task-opt mano:mod=7 --task-opt mano:max-ops=2 --width 64 --layers 2 --lr 3e-3
       --mlp-act spline --search-steps 1500 --models 2 --steps 2000 --eval-every 100
-      --eval-limit 500 --seeds 2 --threshold 0.9 --threads 1)
+      --eval-limit 500 --seeds 2 --threshold 0.9 --threads 1 "${protocol_opts[@]}")
 replicates=3
-for k in $(seq 0 $((replicates - 1))); do
-  dir="$out/replicate-$k"
-  timed "transfer, replicate $k" "$tapir" transfer "${args[@]}" --seed $((k * 1000000)) \
-    --out "$dir" --quiet >/dev/null
+
+# replicate K: the whole matrix with seed K x 1000000, read as accuracy, then
+# as steps to 0.9 (the second pass reuses every run).
+replicate() {
+  local k="$1" dir="$out/replicate-$1"
+  timed "transfer ($protocol), replicate $k" "$tapir" transfer "${args[@]}" \
+    --seed $((k * 1000000)) --out "$dir" --quiet >/dev/null
   cp "$dir/transfer.md" "$dir/accuracy.md"
   cp "$dir/transfer.json" "$dir/accuracy.json"
-  # The same cells again, read as steps to 0.9 (everything is reused).
   "$tapir" transfer "${args[@]}" --seed $((k * 1000000)) --out "$dir" --metric steps --quiet \
     >"$dir/steps.md"
   cp "$dir/transfer.json" "$dir/steps.json"
+}
+in_parallel replicate 0 1
+replicate 2
+for k in $(seq 0 $((replicates - 1))); do
   echo "== replicate $k"
-  cat "$dir/accuracy.md" "$dir/steps.md"
+  cat "$out/replicate-$k/accuracy.md" "$out/replicate-$k/steps.md"
 done
 
 # over METRIC: per cell, median [min, max] over the replicates; per column,
