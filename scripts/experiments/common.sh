@@ -123,3 +123,28 @@ in_parallel() {
   wait "$second" || status=$?
   return "$status"
 }
+
+# bpb_level COMPARE_DIR VARIANT: the variant's final test bits per byte in a
+# comparison of text runs: its median with the 95% interval, 4 decimals.
+bpb_level() {
+  jq -r --arg v "$2" '.variants[] | select(.variant == $v)
+    | .splits.test.final_bits_per_byte_interval
+    | "\(.median * 10000 | round / 10000) [\(.lo * 10000 | round / 10000), \(.hi * 10000 | round / 10000)]"' \
+    "$1/compare.json"
+}
+
+# against_gelu COMPARE_DIR VARIANT [POOL]: three cells of a markdown table
+# for VARIANT (a pooled row when POOL names its pool) in a comparison of
+# text runs: its bits-per-byte level (bpb_level), every run of it (of the
+# pool's members) minus GeLU's run of the same seed, median [min, max], and
+# on how many of those pairs it is lower.
+against_gelu() {
+  local diffs
+  diffs=$(jq -r --arg v "$2" --arg pool "${3:-}" '
+    ([.variants[] | select(.variant == "baseline") | .runs[]
+      | {key: (.seed | tostring), value: .splits.test.final_bits_per_byte}] | from_entries) as $gelu
+    | .variants[]
+    | select(if $pool == "" then .variant == $v else (.variant | endswith(",pool=" + $pool)) end)
+    | .runs[] | .splits.test.final_bits_per_byte - $gelu[.seed | tostring]' "$1/compare.json")
+  echo "$(bpb_level "$1" "$2") | $(summary <<<"$diffs") | $(awk '$1 < 0' <<<"$diffs" | wc -l) of $(wc -l <<<"$diffs")"
+}

@@ -64,29 +64,14 @@ second=$!
 wait "$first"
 wait "$second"  # under set -e, a corpus that failed stops the script here
 
-# level COMPARE_JSON VARIANT: the variant's final test bits per byte, its
-# median with the 95% interval, 4 decimals.
-level() {
-  jq -r --arg v "$2" '.variants[] | select(.variant == $v)
-    | .splits.test.final_bits_per_byte_interval
-    | "\(.median * 10000 | round / 10000) [\(.lo * 10000 | round / 10000), \(.hi * 10000 | round / 10000)]"' "$1"
-}
-
+# Per corpus, GeLU's level and each family's pooled row against it
+# (bpb_level and against_gelu: common.sh).
 echo "| corpus | functions | test bits per byte: median [95% CI] | minus GeLU, seed by seed: median [min, max] | pairs lower |"
 echo "|---|---|---|---|---|"
 for name in shakespeare code; do
-  json="$out/$name/compare/compare.json"
-  printf "| %s | GeLU | %s | | |\n" "$name" "$(level "$json" baseline)"
+  printf "| %s | GeLU | %s | | |\n" "$name" "$(bpb_level "$out/$name/compare" baseline)"
   for family in "${families[@]}"; do
-    # Every run of the family minus GeLU's run of the same seed.
-    diffs=$(jq -r --arg pool "$family" '
-      ([.variants[] | select(.variant == "baseline") | .runs[]
-        | {key: (.seed | tostring), value: .splits.test.final_bits_per_byte}] | from_entries) as $gelu
-      | .variants[] | select(.variant | endswith(",pool=" + $pool)) | .runs[]
-      | .splits.test.final_bits_per_byte - $gelu[.seed | tostring]' "$json")
-    lower=$(awk '$1 < 0' <<<"$diffs" | wc -l)
-    printf "| %s | %s | %s | %s | %s of %s |\n" "$name" "$family" \
-      "$(level "$json" "$family: 3 pooled")" "$(summary <<<"$diffs")" "$lower" \
-      "$(wc -l <<<"$diffs")"
+    printf "| %s | %s | %s |\n" "$name" "$family" \
+      "$(against_gelu "$out/$name/compare" "$family: 3 pooled" "$family")"
   done
 done

@@ -7,13 +7,15 @@
 #
 # Four sources: Shakespeare and code (tapir's own engine/ sources), each on
 # bytes (characters) and on a 1024-piece BPE tokenizer trained on its own
-# training text. One MLP-spline search per source (2 models); then on each
-# source as a target, GeLU against every source's functions and the
-# authors' published layer-shared MLP and attention-input functions
-# (data/lm-afs, frozen), 3 seeds each. Small models (2 blocks of width 128,
-# 64-token windows, 400 steps): read the signs against GeLU with their
-# spread, not the levels. Bits per byte puts characters and pieces on one
-# scale.
+# training text. Three independent MLP-spline searches per source (`search
+# --repeat 3`, 2 models each); then on each source as a target, GeLU
+# against every source's functions (its 3 searches pooled into one row,
+# pool=SOURCE) and the authors' published layer-shared MLP and
+# attention-input functions (data/lm-afs, frozen), 3 seeds each. Small
+# models (2 blocks of width 128, 64-token windows, 400 steps): read the
+# signs against GeLU with their spread, not the levels. Bits per byte puts
+# characters and pieces on one scale. Two searches or targets at a time,
+# one process each.
 #
 # Usage: scripts/experiments/lm_transfer.sh [STEPS [SEEDS]]   (400 and 3)
 source "$(dirname "$0")/common.sh"
@@ -46,44 +48,50 @@ if [[ ! -f $out/lmafs.arch.safetensors ]]; then
   "$tapir" arch import "$lmafs_csv" -o "$out/lmafs.arch.safetensors"
 fi
 
-for source in "${sources[@]}"; do
+# search_source SOURCE: its 3 MLP-spline searches (reused once finished).
+search_source() {
+  local dir="$out/search-$1"
+  if [[ -f $dir/search-2/arch.safetensors ]]; then return; fi
   # shellcheck disable=SC2046
-  search_once "$source: MLP spline search" "$out/search-$source" $(task_options "$source") \
-    "${model[@]}" --mlp-act spline --models 2 --steps "$steps"
-done
+  timed "$1: 3 MLP spline searches" "$tapir" search $(task_options "$1") "${model[@]}" \
+    --mlp-act spline --models 2 --steps "$steps" --repeat 3 --threads 1 --quiet --force \
+    --out "$dir" >/dev/null
+}
 
-for target in "${sources[@]}"; do
-  variants=(--variant baseline)
+# compare_on TARGET: GeLU, every source's searches pooled, and the published functions.
+compare_on() {
+  local variants=(--variant baseline) source k
   for source in "${sources[@]}"; do
-    variants+=(--variant "arch:$out/search-$source/arch.safetensors")
+    for k in 0 1 2; do
+      variants+=(--variant "arch:$out/search-$source/search-$k/arch.safetensors,pool=$source")
+    done
   done
   variants+=(--variant "arch:$out/lmafs.arch.safetensors,attn-fn=spline")
   # shellcheck disable=SC2046
-  timed "$target: comparison" "$tapir" compare $(task_options "$target") "${model[@]}" \
+  timed "$1: comparison" "$tapir" compare $(task_options "$1") "${model[@]}" \
     --steps "$steps" --seeds "$seeds" --threshold 0.3 --threads 1 --quiet "${variants[@]}" \
-    --out "$out/compare-$target" >/dev/null
-done
+    --out "$out/compare-$1" >/dev/null
+}
 
-# The table: per target and functions, the final test bits per byte
-# (median over seeds [min, max]) and its difference from GeLU seed by seed
-# (both saw the same data order): median [min, max] of the differences and
-# on how many seeds the functions were lower (bpb_by_seed and summary:
-# common.sh).
-echo "| target | functions | test bits per byte: median [min, max] | minus GeLU, seed by seed: median [min, max] | seeds lower |"
+in_parallel search_source shakespeare-char code-char
+in_parallel search_source shakespeare-sub code-sub
+in_parallel compare_on shakespeare-char code-char
+in_parallel compare_on shakespeare-sub code-sub
+
+# The table: per target, GeLU's final test bits per byte (median with its
+# 95% interval) and, per source's pooled functions and the published ones,
+# theirs and the difference from GeLU seed by seed (both saw the same data
+# order): median [min, max] of the differences (9 pairs for a pool, 3 for
+# the published functions) and how many are lower (bpb_level and
+# against_gelu: common.sh).
+echo "| target | functions | test bits per byte: median [95% CI] | minus GeLU, seed by seed: median [min, max] | pairs lower |"
 echo "|---|---|---|---|---|"
 for target in "${sources[@]}"; do
   cmp="$out/compare-$target"
-  bpb_by_seed "$cmp" baseline >"$out/baseline-$target.txt"
-  printf "| %s | GeLU | %s | | |\n" "$target" "$(cut -d' ' -f2 "$out/baseline-$target.txt" | summary | tr -d +)"
-  while read -r variant; do
-    bpb_by_seed "$cmp" "$variant" >"$out/variant.txt"
-    level=$(cut -d' ' -f2 "$out/variant.txt" | summary | tr -d '+')
-    diffs=$(join "$out/variant.txt" "$out/baseline-$target.txt" | awk '{ print $2 - $3 }')
-    lower=$(awk '$1 < 0' <<<"$diffs" | wc -l)
-    name=${variant#arch:"$out"/}
-    name=${name%/arch.safetensors}
-    name=${name%.arch.safetensors,attn-fn=spline}
-    printf "| %s | %s | %s | %s | %s of %s |\n" "$target" "${name#search-}" "$level" \
-      "$(summary <<<"$diffs")" "$lower" "$(wc -l <"$out/variant.txt")"
-  done < <(jq -r '.variants[].variant | select(. != "baseline")' "$cmp/compare.json")
+  printf "| %s | GeLU | %s | | |\n" "$target" "$(bpb_level "$cmp" baseline)"
+  for source in "${sources[@]}"; do
+    printf "| %s | %s | %s |\n" "$target" "$source" "$(against_gelu "$cmp" "$source: 3 pooled" "$source")"
+  done
+  printf "| %s | lmafs | %s |\n" "$target" \
+    "$(against_gelu "$cmp" "arch:$out/lmafs.arch.safetensors,attn-fn=spline")"
 done
