@@ -68,9 +68,10 @@ summary() {
 # the search options it adds to tapir's defaults and, after a "|", the
 # options it adds to Stage II (for GeLU and the splines alike); `arm[authors]`
 # is all of them, `arm[defaults]` none, `one_at_a_time` lists the settings in
-# order, and `arm[stage2_lr]` is the weights' trapezoid in Stage II alone (to
-# run over the defaults' searches: the functions unchanged, only how the
-# models that use them, and GeLU, are trained).
+# order, `arm[without_SETTING]` is the whole protocol less that one setting,
+# and `arm[stage2_lr]` is the weights' trapezoid in Stage II alone (to run
+# over the defaults' searches: the functions unchanged, only how the models
+# that use them, and GeLU, are trained).
 authors_arms() {
   local search_steps="$1" steps="$2"
   declare -gA arm=()
@@ -91,6 +92,14 @@ authors_arms() {
   done
   arm[authors]="${arm[authors]} | ${arm[weights_lr]#*|}"
   arm[stage2_lr]="| ${arm[weights_lr]#*|}"
+  local left b
+  for a in "${one_at_a_time[@]}"; do
+    left=""
+    for b in "${one_at_a_time[@]}"; do
+      [[ $b != "$a" ]] && left+=" ${arm[$b]%%|*}"
+    done
+    if [[ $a == weights_lr ]]; then arm[without_$a]="$left"; else arm[without_$a]="$left | ${arm[weights_lr]#*|}"; fi
+  done
 }
 
 # split_arm SPEC: sets the arrays search_opts and stage2_opts from an arm's

@@ -8,14 +8,15 @@
 # families run side by side, one process each. Prints both comparisons, with
 # the accuracy by length on test_long.
 #
-# Usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors|stage2_lr|SETTING]
+# Usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors|stage2_lr|SETTING|without_SETTING]
 # The positions: ALiBi, the paper's setting, by default; rope runs the same
 # design with rotary positions, in $OUT/copy_rope. The protocol: tapir's
 # defaults; the authors' (common.sh authors_arms: their Stage I settings,
 # and the weights' trapezoid in Stage II for ALiBi alone and the splines
 # alike), in $OUT/copy_POS_authors; or one of its settings alone over the
 # defaults (grid, extrapolate, start, stream, mean, stagger, arch_lr,
-# weights_lr), in $OUT/copy_POS_SETTING. stage2_lr gives the weights'
+# weights_lr), in $OUT/copy_POS_SETTING; or the authors' protocol less one
+# of them, in $OUT/copy_POS_without_SETTING. stage2_lr gives the weights'
 # trapezoid to Stage II alone, over the defaults' MLP searches (run the
 # defaults first). The authors' code learns MLP functions, so any protocol
 # but the defaults runs only the MLP family.
@@ -24,8 +25,8 @@ pos="${1:-alibi}"
 protocol="${2:-defaults}"
 authors_arms 1500 1500
 if [[ $pos != alibi && $pos != rope ]] || [[ ! -v "arm[$protocol]" ]]; then
-  echo "usage: scripts/experiments/copy_alibi.sh [alibi|rope] [defaults|authors|stage2_lr|SETTING]" \
-    "(SETTING: ${one_at_a_time[*]})" >&2
+  echo "usage: scripts/experiments/copy_alibi.sh [alibi|rope]" \
+    "[defaults|authors|stage2_lr|SETTING|without_SETTING] (SETTING: ${one_at_a_time[*]})" >&2
   exit 2
 fi
 out="$out_root/copy_$pos"
