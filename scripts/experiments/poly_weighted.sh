@@ -22,12 +22,10 @@ authors_arms 1000 1500
 case "$protocol" in
   defaults)
     src="runs/main/add"
-    searches="$src/search"
     need="scripts/main.sh's decimal-addition runs in $src"
     ;;
   authors)
     src="$out_root/authors_protocol/add/authors"
-    searches="$out_root/authors_protocol/add/authors/search"
     need="the authors' protocol's decimal-addition runs in $src (authors_protocol.sh flips add)"
     ;;
   *)
@@ -41,7 +39,7 @@ out="$out_root/poly_weighted"
 mkdir -p "$out"
 variants=(--variant baseline)
 for k in 0 1 2; do
-  arch="$searches/search-$k/arch.safetensors"
+  arch="$src/search/search-$k/arch.safetensors"
   # compare names a variant's folder after its arch file's path (the end of it).
   run=$(compgen -G "$src/compare/*search_${k}_arch.safetensors/seed-0" || true)
   if [[ ! -f "$arch" || ! -d "$run" ]]; then
