@@ -68,10 +68,12 @@ summary() {
 # the search options it adds to tapir's defaults and, after a "|", the
 # options it adds to Stage II (for GeLU and the splines alike); `arm[authors]`
 # is all of them, `arm[defaults]` none, `one_at_a_time` lists the settings in
-# order, `arm[without_SETTING]` is the whole protocol less that one setting,
-# and `arm[stage2_lr]` is the weights' trapezoid in Stage II alone (to run
-# over the defaults' searches: the functions unchanged, only how the models
-# that use them, and GeLU, are trained).
+# order, `arm[without_SETTING]` is the whole protocol less that one setting
+# (`without_search_lr` and `without_stage2_lr`: less the weights' trapezoid
+# in the search only, in Stage II only), and `arm[stage2_lr]` is the
+# weights' trapezoid in Stage II alone (to run over the defaults' searches:
+# the functions unchanged, only how the models that use them, and GeLU, are
+# trained).
 authors_arms() {
   local search_steps="$1" steps="$2"
   declare -gA arm=()
@@ -100,6 +102,8 @@ authors_arms() {
     done
     if [[ $a == weights_lr ]]; then arm[without_$a]="$left"; else arm[without_$a]="$left | ${arm[weights_lr]#*|}"; fi
   done
+  arm[without_search_lr]="${arm[without_weights_lr]} | ${arm[weights_lr]#*|}"
+  arm[without_stage2_lr]="${arm[authors]%%|*}"
 }
 
 # split_arm SPEC: sets the arrays search_opts and stage2_opts from an arm's

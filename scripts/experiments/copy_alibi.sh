@@ -16,7 +16,9 @@
 # alike), in $OUT/copy_POS_authors; or one of its settings alone over the
 # defaults (grid, extrapolate, start, stream, mean, stagger, arch_lr,
 # weights_lr), in $OUT/copy_POS_SETTING; or the authors' protocol less one
-# of them, in $OUT/copy_POS_without_SETTING. stage2_lr gives the weights'
+# of them, in $OUT/copy_POS_without_SETTING (also without_search_lr and
+# without_stage2_lr: less the weights' trapezoid in the search only, in
+# Stage II only). stage2_lr gives the weights'
 # trapezoid to Stage II alone, over the defaults' MLP searches (run the
 # defaults first). The authors' code learns MLP functions, so any protocol
 # but the defaults runs only the MLP family.
