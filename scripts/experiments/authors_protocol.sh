@@ -51,11 +51,8 @@ run_arm() {
   local -n opts="$task"
   local search_opts stage2_opts
   split_arm "${arm[$name]}"
-  if [[ ! -f $searches/search-2/arch.safetensors ]]; then
-    timed "$task $name: 3 searches" "$tapir" search "${opts[@]}" "${search_opts[@]}" --mlp-act spline \
-      --models 4 --steps "$search_steps" --repeat 3 --threads 1 --quiet --force \
-      --out "$searches" >/dev/null
-  fi
+  searches_once "$task $name: 3 searches" "$searches" "${opts[@]}" "${search_opts[@]}" \
+    --mlp-act spline --models 4 --steps "$search_steps"
   local arch_files=()
   for k in 0 1 2; do arch_files+=(--arch-file "$searches/search-$k/arch.safetensors"); done
   if [[ ! -f $dir/compare/compare.json ]]; then

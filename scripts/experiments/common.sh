@@ -33,6 +33,16 @@ search_once() {
   timed "$label" "$tapir" search "$@" --threads 1 --quiet --force --out "$dir"
 }
 
+# searches_once LABEL DIR OPTIONS...: 3 independent searches, `tapir search
+# OPTIONS --repeat 3 --out DIR` (DIR/search-0, -1, -2), unless the third
+# has finished (a script run again reuses its searches).
+searches_once() {
+  local label="$1" dir="$2"
+  shift 2
+  if [[ -f $dir/search-2/arch.safetensors ]]; then return; fi
+  timed "$label" "$tapir" search "$@" --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
+}
+
 # first_step METRICS THRESHOLD [SPLIT]: the first step whose accuracy on the
 # split (default test) is at least THRESHOLD in a metrics.jsonl, or "never".
 first_step() {

@@ -18,9 +18,8 @@
 # weights_lr), in $OUT/copy_POS_SETTING; or the authors' protocol less one
 # of them, in $OUT/copy_POS_without_SETTING (also without_search_lr and
 # without_stage2_lr: less the weights' trapezoid in the search only, in
-# Stage II only). stage2_lr gives the weights'
-# trapezoid to Stage II alone, over the defaults' MLP searches (run the
-# defaults first). The authors' code learns MLP functions, so any protocol
+# Stage II only). stage2_lr gives the weights' trapezoid to Stage II alone,
+# over the defaults' MLP searches (run the defaults first). The authors' code learns MLP functions, so any protocol
 # but the defaults runs only the MLP family.
 source "$(dirname "$0")/common.sh"
 pos="${1:-alibi}"
@@ -53,10 +52,8 @@ family() {
   local name="$1"
   shift
   local dir="$searches/search-$name"
-  if [[ ! -f $dir/search-2/arch.safetensors ]]; then
-    timed "$label: 3 $name searches" "$tapir" search "${common[@]}" "${search_opts[@]}" "$@" \
-      --models 4 --steps 1500 --repeat 3 --threads 1 --quiet --force --out "$dir" >/dev/null
-  fi
+  searches_once "$label: 3 $name searches" "$dir" "${common[@]}" "${search_opts[@]}" "$@" \
+    --models 4 --steps 1500
   local arch_files=()
   for k in 0 1 2; do arch_files+=(--arch-file "$dir/search-$k/arch.safetensors"); done
   timed "$label: $name comparison" "$tapir" compare "${common[@]}" "${stage2_opts[@]}" \

@@ -20,10 +20,8 @@ mkdir -p "$out"
 task=(--task modadd --opt p=47 --opt "train-frac=$frac" --width 64 --layers 1 --lr 3e-3
   --weight-decay 1 --batch 256 --eval-every 100)
 
-if [[ ! -f $out/search/search-2/arch.safetensors ]]; then
-  timed "modadd train-frac $frac: 3 searches" "$tapir" search "${task[@]}" --mlp-act spline \
-    --models 4 --steps 1000 --repeat 3 --threads 1 --quiet --force --out "$out/search"
-fi
+searches_once "modadd train-frac $frac: 3 searches" "$out/search" "${task[@]}" --mlp-act spline \
+  --models 4 --steps 1000
 arch_files=()
 for k in 0 1 2; do arch_files+=(--arch-file "$out/search/search-$k/arch.safetensors"); done
 timed "modadd train-frac $frac: comparison" "$tapir" compare "${task[@]}" --steps "$steps" \

@@ -43,11 +43,8 @@ corpus() {
   for family in "${families[@]}"; do
     local dir="$out/$name/search-$family"
     read -r -a flags <<<"${family_flags[$family]}"
-    if [[ ! -f $dir/search-2/arch.safetensors ]]; then
-      timed "$name: 3 $family searches" "$tapir" search "${task[@]}" "${model[@]}" "${flags[@]}" \
-        "${search_opts[@]}" --models 2 --steps "$steps" --repeat 3 --threads 1 --quiet --force \
-        --out "$dir" >/dev/null
-    fi
+    searches_once "$name: 3 $family searches" "$dir" "${task[@]}" "${model[@]}" "${flags[@]}" \
+      "${search_opts[@]}" --models 2 --steps "$steps"
     for k in 0 1 2; do
       variants+=(--variant "arch:$dir/search-$k/arch.safetensors,pool=$family")
     done

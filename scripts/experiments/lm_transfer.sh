@@ -50,12 +50,9 @@ fi
 
 # search_source SOURCE: its 3 MLP-spline searches (reused once finished).
 search_source() {
-  local dir="$out/search-$1"
-  if [[ -f $dir/search-2/arch.safetensors ]]; then return; fi
   # shellcheck disable=SC2046
-  timed "$1: 3 MLP spline searches" "$tapir" search $(task_options "$1") "${model[@]}" \
-    --mlp-act spline --models 2 --steps "$steps" --repeat 3 --threads 1 --quiet --force \
-    --out "$dir" >/dev/null
+  searches_once "$1: 3 MLP spline searches" "$out/search-$1" $(task_options "$1") "${model[@]}" \
+    --mlp-act spline --models 2 --steps "$steps"
 }
 
 # compare_on TARGET: GeLU, every source's searches pooled, and the published functions.

@@ -33,17 +33,14 @@ mkdir -p "$out"
 # and 1000), in a search model's 1500 steps as in a cell's.
 protocol_opts=()
 if [[ $protocol == authors ]]; then
-  for setting in "${one_at_a_time[@]}"; do
-    [[ $setting == weights_lr ]] && continue
-    split_arm "${arm[$setting]}"
-    for ((i = 0; i < ${#search_opts[@]}; ++i)); do
-      if [[ ${search_opts[i]} == --opt ]]; then  # a task option, given to each task
-        ((++i))
-        for task in add mano dyck copy; do protocol_opts+=(--task-opt "$task:${search_opts[i]}"); done
-      else
-        protocol_opts+=("${search_opts[i]}")
-      fi
-    done
+  split_arm "${arm[without_weights_lr]}"  # the Stage I settings
+  for ((i = 0; i < ${#search_opts[@]}; ++i)); do
+    if [[ ${search_opts[i]} == --opt ]]; then  # a task option, given to each task
+      ((++i))
+      for task in add mano dyck copy; do protocol_opts+=(--task-opt "$task:${search_opts[i]}"); done
+    else
+      protocol_opts+=("${search_opts[i]}")
+    fi
   done
   split_arm "${arm[weights_lr]}"
   protocol_opts+=("${stage2_opts[@]}")
