@@ -13,23 +13,45 @@
 # median [min, max] and how many are lower. The two corpora run side by
 # side, one process each.
 #
-# Usage: scripts/experiments/lm_attention.sh [defaults|authors] [STEPS [SEEDS]]
-# (tapir's defaults, 400 and 3). authors: the searches under the authors'
-# protocol (common.sh authors_arms, scaled to STEPS) and the weights'
-# trapezoid in every model, GeLU's too, in $out/lm_attention_authors.
+# Usage: scripts/experiments/lm_attention.sh [PROTOCOL] [STEPS [SEEDS]]
+# (tapir's defaults, 400 and 3). PROTOCOL is an arm of common.sh
+# authors_arms, scaled to STEPS, in $OUT/lm_attention_PROTOCOL: authors (the
+# searches under the authors' protocol and the weights' trapezoid in every
+# model, GeLU's too), one setting alone over the defaults (SETTING), the
+# protocol less one (without_SETTING), or the weights' trapezoid in Stage II
+# alone (stage2_lr). An arm whose searches are the defaults' (stage2_lr) or
+# the authors' (without_stage2_lr) reuses theirs: run those first.
 source "$(dirname "$0")/common.sh"
 protocol=defaults
-if [[ ${1:-} == defaults || ${1:-} == authors ]]; then
+if [[ ${1:-} =~ ^[a-z_0-9]*[a-z][a-z_0-9]*$ ]]; then
   protocol="$1"
   shift
 fi
 steps="${1:-400}"
 seeds="${2:-3}"
-out="$out_root/lm_attention"
-[[ $protocol == authors ]] && out+="_authors"
-mkdir -p "$out"
 authors_arms "$steps" "$steps"
+if [[ ! -v "arm[$protocol]" ]]; then
+  echo "usage: scripts/experiments/lm_attention.sh [defaults|authors|stage2_lr|SETTING|without_SETTING]" \
+    "[STEPS [SEEDS]] (SETTING: ${one_at_a_time[*]})" >&2
+  exit 2
+fi
+out="$out_root/lm_attention"
+[[ $protocol != defaults ]] && out+="_$protocol"
+mkdir -p "$out"
 split_arm "${arm[$protocol]}"
+# Where the searches are: the defaults' or the authors' when the arm searches as they do.
+searches="$out"
+read -r -a authors_search <<<"${arm[authors]%%|*}"
+if [[ ${#search_opts[@]} -eq 0 ]]; then
+  searches="$out_root/lm_attention"
+elif [[ "${search_opts[*]}" == "${authors_search[*]}" ]]; then
+  searches="$out_root/lm_attention_authors"
+fi
+if [[ $searches != "$out" && ! -f $searches/code/search-attn-fn/search-2/arch.safetensors ]]; then
+  echo "lm_attention.sh $protocol reuses the searches in $searches: run" \
+    "lm_attention.sh $([[ $searches == *_authors ]] && echo authors || echo defaults) first" >&2
+  exit 2
+fi
 shakespeare="${SHAKESPEARE:-data/text/tinyshakespeare.txt}"
 model=(--width 128 --layers 2 --heads 4 --batch 16 --lr 1e-3 --eval-every 100 --eval-limit 100)
 families=(mlp score attn-fn)
@@ -41,7 +63,7 @@ corpus() {
   local name="$1" task=(--task text --opt "path=$2" --opt context=64)
   local variants=(--variant baseline) flags
   for family in "${families[@]}"; do
-    local dir="$out/$name/search-$family"
+    local dir="$searches/$name/search-$family"
     read -r -a flags <<<"${family_flags[$family]}"
     searches_once "$name: 3 $family searches" "$dir" "${task[@]}" "${model[@]}" "${flags[@]}" \
       "${search_opts[@]}" --models 2 --steps "$steps"
