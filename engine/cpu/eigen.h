@@ -1,4 +1,5 @@
-// Eigen for the CPU kernels (elementwise.cpp, attention.cpp): the kernels'
+// Eigen for the CPU kernels (elementwise.cpp, softmax.cpp, attention.cpp) and
+// engine/gemm_libraries.cpp (bench --gemm): the kernels'
 // one place to include it, single-threaded (the kernels parallelise
 // themselves). Outside the kernels only nn/polynomial.cpp uses it (a QR for
 // the polynomial fit), with the same pragma.
