@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The docs name files and symbols; this checks that they exist, so that the
+# reader's path stays right when code moves (ctest doc_refs). Outside code
+# fences, in README.md and every docs/*.md:
+#   - each `path` in backticks that starts at a top-level folder of the
+#     repository (engine/cpu/spline.cpp, scripts/experiments/, tests/*.sh,
+#     optim/trainer.{h,cpp}) exists: a file or folder, every member of a
+#     brace list, or a glob that matches something; a `path:LINE` has that
+#     line;
+#   - each `symbol` (`path`) or `symbol` in `path`: the symbol's last
+#     identifier (`Arena::recycle` -> recycle, `build_run(config)` ->
+#     build_run) occurs as a word in that file, or in a file under that
+#     folder;
+#   - each other `symbol` that reads as code (a call `f(...)`, every part
+#     of a qualified `A::b`, a snake_case, CamelCase or UPPER_CASE name)
+#     occurs somewhere in the sources, scripts or configs, or is a file's or
+#     a layer library's name (`test_spline`, `tapir_nn`); subscripted maths (`m_h`)
+#     and the names of outside libraries (below) are left alone;
+#   - each relative markdown link [text](file.md#anchor) names a file.
+# Prints one line per broken reference (doc:line: what) and fails if any.
+#
+# Usage: tests/doc_refs.sh SOURCE_DIR [DOC...]   (default: README.md docs/*.md)
+#        tests/doc_refs.sh SOURCE_DIR --self-test
+# --self-test runs the check on tests/data/doc_refs_broken.md, whose every
+# kind of broken reference must be reported, and on nothing else.
+set -uo pipefail
+root="$1"
+shift
+cd "$root" || exit 2
+code_dirs=(autograd base engine nn optim lab tasks tools tests scripts cmake configs examples)
+# Names the docs take from outside the repository (BLAS, libxsmm, the
+# sanitizers, the kernel's profiler symbols), by prefix.
+outside='^(cblas_|libxsmm_|sgemm_|pvm_|ASAN_)'
+
+if [[ ${1:-} == --self-test ]]; then
+  fixture=tests/data/doc_refs_broken.md
+  expected=(
+    "$fixture:5: no such path: engine/no_such_file.cpp"
+    "$fixture:6: no such path: optim/trainer.hpp"
+    "$fixture:7: engine/tensor.h has no line 100000"
+    "$fixture:8: no_such_function is not in optim/trainer.cpp"
+    "$fixture:8: no_such_function is in no source"
+    "$fixture:9: no_such_helper_anywhere is in no source"
+    "$fixture:10: NoSuchClass is in no source"
+    "$fixture:11: link to a missing file: no_such_doc.md"
+  )
+  got=$("$0" . "$fixture" 2>/dev/null)
+  status=$?
+  if ((status != 1)) || [[ $got != "$(printf '%s\n' "${expected[@]}")" ]]; then
+    echo "doc_refs.sh --self-test: expected exit 1 and these lines:" >&2
+    printf '  %s\n' "${expected[@]}" >&2
+    echo "got exit $status and:" >&2
+    while IFS= read -r line; do echo "  $line"; done <<<"$got" >&2
+    exit 1
+  fi
+  echo "every kind of broken reference in $fixture was reported, nothing else"
+  exit 0
+fi
+
+docs=("$@")
+[[ ${#docs[@]} -eq 0 ]] && docs=(README.md docs/*.md)
+for doc in "${docs[@]}"; do
+  [[ -f $doc ]] || { echo "doc_refs.sh: no doc $doc" >&2; exit 2; }
+done
+present=()
+for d in "${code_dirs[@]}"; do [[ -d $d ]] && present+=("$d"); done
+
+# One pass over the docs: "DOC:LINE<TAB>KIND<TAB>A<TAB>B" per reference:
+# path (A the path), symbol (A the symbol, B its path), name (A a name that
+# reads as code) or link (A the target, B the doc's folder).
+refs() {
+  awk -v top="($(IFS='|'; echo "${code_dirs[*]}|docs|data|third_party"))" -v outside="$outside" '
+    FNR == 1 { fence = 0; dir = FILENAME; sub(/\/?[^\/]*$/, "", dir); if (dir == "") dir = "." }
+    /^[ \t]*```/ { fence = !fence; next }
+    fence { next }
+    {
+      where = FILENAME ":" FNR
+      rest = $0
+      while (match(rest, "`" top "/[A-Za-z0-9_.*/{},-]*(:[0-9]+([-,][0-9]+)*)?`")) {
+        print where "\tpath\t" substr(rest, RSTART + 1, RLENGTH - 2)
+        rest = substr(rest, RSTART + RLENGTH)
+      }
+      rest = $0
+      while (match(rest, "`[A-Za-z_][A-Za-z0-9_:.>-]*(\\([^`]*\\))?` (\\(|in )`" top "/[A-Za-z0-9_.*/-]*(:[0-9]+)?`")) {
+        ref = substr(rest, RSTART, RLENGTH)
+        rest = substr(rest, RSTART + RLENGTH)
+        sym = ref; sub(/^`/, "", sym); sub(/`.*/, "", sym)
+        path = ref; sub(/`$/, "", path); sub(/.*`/, "", path)
+        print where "\tsymbol\t" sym "\t" path
+      }
+      rest = $0
+      while (match(rest, /`[A-Za-z_][A-Za-z0-9_:.<>~-]*(\([^`]*\))?`/)) {
+        token = substr(rest, RSTART + 1, RLENGTH - 2)
+        rest = substr(rest, RSTART + RLENGTH)
+        call = token ~ /\(/
+        sub(/\(.*/, "", token)
+        name = token; sub(/.*::/, "", name); sub(/.*\./, "", name); sub(/.*->/, "", name)
+        if (name !~ /^[A-Za-z_][A-Za-z0-9_]*$/ || name ~ outside) continue
+        if (name ~ /^[A-Za-z]_[A-Za-z0-9][A-Za-z0-9]?$/) continue  # maths: m_h, v_0
+        if (token ~ /::/) {  # every part of a qualified name
+          parts = split(token, part, "::")
+          for (i = 1; i < parts; ++i) if (part[i] ~ /^[A-Za-z_][A-Za-z0-9_]*$/) print where "\tname\t" part[i]
+        }
+        if (call || token ~ /::/ || name ~ /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/ ||
+            name ~ /^[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*$/ || name ~ /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/)
+          print where "\tname\t" name
+      }
+      rest = $0
+      while (match(rest, /\]\([^) \t]+\)/)) {
+        target = substr(rest, RSTART + 2, RLENGTH - 3)
+        rest = substr(rest, RSTART + RLENGTH)
+        if (target !~ /^(https?|mailto):/ && target !~ /^#/) print where "\tlink\t" target "\t" dir
+      }
+    }' "${docs[@]}"
+}
+
+# words: every identifier in the sources, scripts and configs (not this
+# check's own files), every file's name without its extension, and the
+# layer libraries' names.
+words() {
+  grep -rIhoE --exclude=doc_refs.sh --exclude=doc_refs_broken.md '[A-Za-z_][A-Za-z0-9_]*' \
+    "${present[@]}" CMakeLists.txt
+  find "${present[@]}" -type f | sed 's#.*/##; s#\..*##'
+  for d in "${present[@]}"; do echo "tapir_$d"; done
+}
+
+# expand PATH: the paths a reference names, one per line (a{b,c}d -> abd, acd).
+expand() {
+  if [[ $1 =~ ^([^{]*)\{([^}]*)\}(.*)$ ]]; then
+    local head="${BASH_REMATCH[1]}" tail="${BASH_REMATCH[3]}" part parts
+    IFS=, read -r -a parts <<<"${BASH_REMATCH[2]}"
+    for part in "${parts[@]}"; do expand "$head$part$tail"; done
+  else
+    echo "$1"
+  fi
+}
+
+# exists PATH: a file or folder, or a glob that matches one.
+exists() {
+  [[ -e $1 ]] && return 0
+  [[ $1 == *[*?[]* ]] && compgen -G "$1" >/dev/null
+}
+
+all_refs=$(refs)
+known=$(words | sort -u)
+broken=$(
+  while IFS=$'\t' read -r where kind a b; do
+    case "$kind" in
+      path)
+        want=""
+        [[ $a == *:* ]] && want="${a#*:}" && want="${want%%[-,]*}"
+        while read -r path; do
+          if ! exists "$path"; then
+            echo "$where: no such path: $path"
+          elif [[ -n $want && -f $path ]] && (($(wc -l <"$path") < want)); then
+            echo "$where: $path has no line $want"
+          fi
+        done < <(expand "${a%%:*}")
+        ;;
+      symbol)
+        path="${b%%:*}"
+        exists "$path" || continue  # reported as a path
+        name="${a%%(*}"
+        name="${name##*::}"
+        name="${name##*.}"
+        name="${name##*>}"
+        [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
+        # shellcheck disable=SC2086  # a glob path names several files
+        grep -rIqw -- "$name" $path || echo "$where: $name is not in $path"
+        ;;
+      link)
+        [[ -e $b/${a%%#*} ]] || echo "$where: link to a missing file: ${a%%#*}"
+        ;;
+    esac
+  done <<<"$all_refs"
+  # the names, against every word at once
+  awk -F'\t' 'NR == FNR { known[$1] = 1; next }
+    $2 == "name" && !($3 in known) { print $1 ": " $3 " is in no source" }' \
+    <(echo "$known") <(echo "$all_refs")
+)
+if [[ -n $broken ]]; then
+  sort -t: -k1,1 -k2,2n -s <<<"$broken"
+  echo "$(wc -l <<<"$broken") broken references in the docs" >&2
+  exit 1
+fi
+echo "every path, symbol, name and link named in ${#docs[@]} docs exists"
