@@ -1,7 +1,8 @@
 // Matrix products on the tape. With C = op(A) op(B):
 //   d op(A) = dC op(B)^T,   d op(B) = op(A)^T dC,
-// and a transposed operand receives the transpose of that. Every gradient
-// GEMM runs with beta = 1, accumulating into the existing gradient.
+// and a transposed operand receives the transpose of that. matmul's gradient
+// GEMMs run with beta = 1, accumulating into the existing gradient; linear
+// writes dx with beta = 0 when its buffer is fresh (grad_for_write).
 #include "autograd/op_checks.h"
 #include "autograd/ops.h"
 #include "engine/kernels.h"
