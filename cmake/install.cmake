@@ -3,6 +3,8 @@
 # once the `tapir` target exists.
 #
 #   <prefix>/bin/tapir
+#   <prefix>/share/man/man1/tapir.1, tapir-COMMAND.1  (`tapir man`)
+#   <prefix>/share/bash-completion/completions/tapir  (`tapir completion`)
 #   <prefix>/share/doc/tapir/README.md, docs/*.md, configs/*.toml,
 #                            third_party/README.md  (the repository's layout,
 #                            so that the README's links resolve)
@@ -22,6 +24,9 @@ if(TAPIR_CUDA_ENABLED)
   set_target_properties(tapir PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 endif()
 install(TARGETS tapir RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Written by the program after each link (tools/CMakeLists.txt).
+install(DIRECTORY ${TAPIR_SHELL_DIR}/man1/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${TAPIR_SHELL_DIR}/tapir DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")

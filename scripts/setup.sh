@@ -7,8 +7,10 @@ set -euo pipefail
 # libopenmpi-dev and openmpi-bin: several processes on one job (mpirun; docs/distributed.md).
 # libxsmm-dev: the libxsmm products of `tapir bench --gemm` (optional to the build).
 # libsentencepiece-dev: subword tokenizers (`tapir tokenizer train`, the text task).
+# groff-base: the test that renders every man page `tapir man` writes.
 packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev
-  nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev libsentencepiece-dev)
+  nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev libsentencepiece-dev
+  groff-base)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -19,6 +19,12 @@ foreach(doc README.md docs/build.md docs/engine.md configs/modadd.toml third_par
     message(FATAL_ERROR "share/doc/tapir/${doc} was not installed:\n${output}")
   endif()
 endforeach()
+foreach(file share/man/man1/tapir.1 share/man/man1/tapir-train.1 share/man/man1/tapir-arch-import.1
+             share/bash-completion/completions/tapir)
+  if(NOT EXISTS ${prefix}/${file})
+    message(FATAL_ERROR "${file} was not installed:\n${output}")
+  endif()
+endforeach()
 
 find_program(READELF readelf REQUIRED)
 execute_process(COMMAND ${READELF} -d ${prefix}/bin/tapir RESULT_VARIABLE rc

@@ -46,7 +46,10 @@ set(root ${WORK_DIR}/root)
 execute_process(COMMAND dpkg-deb -x ${debs} ${root} RESULT_VARIABLE rc OUTPUT_VARIABLE output
                 ERROR_VARIABLE output)
 tapir_expect_success("${rc}" "dpkg-deb -x ${name}" "${output}")
-if(NOT EXISTS ${root}/usr/share/doc/tapir/README.md)
-  message(FATAL_ERROR "${name} does not hold /usr/share/doc/tapir/README.md")
-endif()
+foreach(file share/doc/tapir/README.md share/man/man1/tapir-train.1
+             share/bash-completion/completions/tapir)
+  if(NOT EXISTS ${root}/usr/${file})
+    message(FATAL_ERROR "${name} does not hold /usr/${file}")
+  endif()
+endforeach()
 tapir_check_installed(${root}/usr/bin/tapir ${WORK_DIR}/elsewhere)
