@@ -3,8 +3,11 @@
 #   ON              required: configuring fails without nvcc
 #   OFF             CPU only: engine/cuda/runtime_stub.cpp answers "no CUDA"
 # When on, every engine/cuda/*.cu (globbed, so new files join by themselves)
-# is compiled into tapir_core, which links cudart, opens cuBLAS on first
-# use, and defines TAPIR_HAS_CUDA=1 for everything built on it.
+# is compiled into tapir_core, which links the CUDA runtime statically,
+# opens cuBLAS on first use, and defines TAPIR_HAS_CUDA=1 for everything
+# built on it. Nothing of the toolkit is a shared library the program needs
+# at start, so a CUDA build runs every CPU command on a machine without the
+# toolkit or a driver (the install test hides the toolkit to check it).
 #
 # Sets TAPIR_CUDA_ENABLED and TAPIR_CUDA_SOURCES; the caller adds the sources
 # and calls tapir_cuda_link(tapir_core) once the target exists.
@@ -45,8 +48,9 @@ if(TAPIR_CUDA_ENABLED)
   if(NOT DEFINED CMAKE_CUDA_HOST_COMPILER)
     set(CMAKE_CUDA_HOST_COMPILER "${CMAKE_CXX_COMPILER}" CACHE FILEPATH "Host compiler of nvcc")
   endif()
-  # The shared runtime, to match CUDA::cudart below.
-  set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+  # The static runtime, to match CUDA::cudart_static below: it loads the
+  # driver (libcuda.so.1) on the first CUDA call, not at start.
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
   enable_language(CUDA)
   # C++17: CMake 3.25 does not know nvcc's flag for C++20; the .cu files need no more.
   set(CMAKE_CUDA_STANDARD 17)
@@ -71,7 +75,7 @@ function(tapir_cuda_link target)
   target_compile_definitions(${target} PUBLIC TAPIR_HAS_CUDA=1)
   # cuBLAS is opened with dlopen() on first use (engine/cuda/cublas_library.cu),
   # not linked: linking it costs every run about 210 MB of memory at start.
-  target_link_libraries(${target} PUBLIC CUDA::cudart ${CMAKE_DL_LIBS})
+  target_link_libraries(${target} PUBLIC CUDA::cudart_static ${CMAKE_DL_LIBS})
   target_compile_definitions(
     ${target} PRIVATE TAPIR_CUBLAS_SONAME="libcublas.so.${CUDAToolkit_VERSION_MAJOR}"
                       TAPIR_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")

@@ -17,12 +17,9 @@
 include(GNUInstallDirs)
 
 # Installed, the program loses the build tree's run path; the system's
-# libraries need none. A CUDA build keeps one to the toolkit's libraries,
-# which NVIDIA's installer does not always add to the dynamic linker's
-# folders.
-if(TAPIR_CUDA_ENABLED)
-  set_target_properties(tapir PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
-endif()
+# libraries need none. A CUDA build links the CUDA runtime statically and
+# opens cuBLAS and NCCL itself (engine/cuda/toolkit_library.h), so it needs
+# none either.
 install(TARGETS tapir RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Written by the program after each link (tools/CMakeLists.txt).
 install(DIRECTORY ${TAPIR_SHELL_DIR}/man1/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
@@ -52,14 +49,12 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 if(TAPIR_CUDA_ENABLED)
+  # The CUDA runtime is linked statically and cuBLAS opened on first use,
+  # so nothing of NVIDIA's toolkit is in Depends.
   string(APPEND CPACK_PACKAGE_DESCRIPTION
-         "\n\nThis build uses CUDA: it needs the CUDA ${CUDAToolkit_VERSION_MAJOR} runtime and cuBLAS\n"
-         "libraries of NVIDIA's toolkit, which Debian does not ship, where the\n"
-         "dynamic linker finds them.")
-  # libcudart belongs to no Debian package: dpkg-shlibdeps finds it here,
-  # warns that it has no package for it, and leaves it out of Depends.
-  # cuBLAS is not linked (opened on first use), so it is not listed at all.
-  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
+         "\n\nThis build has a CUDA backend. Every CPU command runs without NVIDIA's\n"
+         "software; --device cuda needs an NVIDIA driver and cuBLAS ${CUDAToolkit_VERSION_MAJOR} of NVIDIA's\n"
+         "toolkit, which Debian does not ship, where the dynamic linker finds it.")
 else()
   string(APPEND CPACK_PACKAGE_DESCRIPTION "\n\nThis build has no CUDA backend.")
 endif()

@@ -43,3 +43,6 @@ endif()
 message(STATUS "run path of the installed tapir: ${paths}")
 
 tapir_check_installed(${prefix}/bin/tapir ${WORK_DIR}/elsewhere)
+if(CUDA STREQUAL "yes")
+  tapir_check_without_toolkit(${prefix}/bin/tapir ${WORK_DIR}/without_toolkit)
+endif()

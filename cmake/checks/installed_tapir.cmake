@@ -61,3 +61,57 @@ function(tapir_check_installed program folder)
   endforeach()
   message(STATUS "${program} --version:\n${text}")
 endfunction()
+
+# A CUDA build runs every CPU command where NVIDIA's toolkit is not
+# installed: `program` needs no shared library of the toolkit or the driver,
+# and, where this process may make a mount namespace (`unshare -m`, as root),
+# it runs with the toolkit's library folder (CUDA_LIBRARY_DIR) hidden under
+# an empty folder: `--version` and a short CPU training succeed, and
+# `--device cuda` is refused in one line that says why.
+function(tapir_check_without_toolkit program folder)
+  find_program(READELF readelf REQUIRED)
+  execute_process(COMMAND ${READELF} -d ${program} RESULT_VARIABLE rc OUTPUT_VARIABLE dynamic
+                  ERROR_VARIABLE dynamic)
+  tapir_expect_success("${rc}" "readelf -d ${program}" "${dynamic}")
+  string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*(libcudart|libcublas|libnccl|libcuda\\.)[^\n]*" needed
+               "${dynamic}")
+  if(needed)
+    message(FATAL_ERROR "${program} needs a library of NVIDIA's toolkit to start:\n${needed}")
+  endif()
+
+  find_program(UNSHARE unshare)
+  set(empty ${folder}/empty)
+  file(MAKE_DIRECTORY ${empty} ${folder}/probe ${folder}/runs)
+  set(can_hide FALSE)
+  if(UNSHARE AND CUDA_LIBRARY_DIR)
+    # A bind mount in a mount namespace of its own, tried on two empty folders.
+    execute_process(COMMAND ${UNSHARE} -m mount --bind ${empty} ${folder}/probe
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(can_hide TRUE)
+    endif()
+  endif()
+  if(NOT can_hide)
+    message(STATUS "cannot hide ${CUDA_LIBRARY_DIR} here (no unshare -m with a bind mount): "
+                   "checked the linked libraries only")
+    return()
+  endif()
+  get_filename_component(libraries ${CUDA_LIBRARY_DIR} REALPATH)
+  # hidden ARGS...: the program with the toolkit's libraries hidden.
+  set(hide ${UNSHARE} -m sh -c "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"" hide
+      ${empty} ${libraries} ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${program})
+  execute_process(COMMAND ${hide} --version WORKING_DIRECTORY ${folder}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  tapir_expect_success("${rc}" "${program} --version with ${libraries} hidden" "${out}")
+  execute_process(COMMAND ${hide} train --task modadd --p 7 --width 16 --layers 1 --steps 3
+                          --eval-every 3 --threads 1 --quiet --out ${folder}/runs/cpu
+                  WORKING_DIRECTORY ${folder} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  tapir_expect_success("${rc}" "a CPU train with ${libraries} hidden" "${out}")
+  execute_process(COMMAND ${hide} train --task modadd --steps 3 --device cuda --out ${folder}/runs/gpu
+                  WORKING_DIRECTORY ${folder} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(rc EQUAL 0 OR NOT out MATCHES "^tapir: --device: device cuda is not usable: [^\n]+\n$")
+    message(FATAL_ERROR "with ${libraries} hidden, --device cuda was not refused in one line "
+                        "(exit ${rc}):\n${out}")
+  endif()
+  message(STATUS "with ${libraries} hidden: --version and a CPU train run; --device cuda: ${out}")
+endfunction()

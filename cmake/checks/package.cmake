@@ -53,3 +53,6 @@ foreach(file share/doc/tapir/README.md share/man/man1/tapir-train.1
   endif()
 endforeach()
 tapir_check_installed(${root}/usr/bin/tapir ${WORK_DIR}/elsewhere)
+if(CUDA STREQUAL "yes")
+  tapir_check_without_toolkit(${root}/usr/bin/tapir ${WORK_DIR}/without_toolkit)
+endif()

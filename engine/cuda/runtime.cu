@@ -11,6 +11,8 @@
 // cuBLAS runs in CUBLAS_PEDANTIC_MATH: no TF32 or other reduced-precision
 // tensor-core paths even where the environment (NVIDIA_TF32_OVERRIDE) would
 // allow them, so f32 products keep f32 precision, as on the CPU.
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -82,6 +84,22 @@ std::string device_description() {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     cudaGetLastError();
+    // The runtime is linked in (statically); the driver, libcuda.so.1, comes
+    // with NVIDIA's kernel module, and the runtime reports its absence as an
+    // old driver.
+    if (err == cudaErrorInsufficientDriver) {
+      void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+      if (!driver) return "CUDA unusable: no NVIDIA driver (libcuda.so.1 is not installed)";
+      dlclose(driver);
+      int runtime = 0;
+      cudaRuntimeGetVersion(&runtime);
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "CUDA unusable: the NVIDIA driver is older than this build's CUDA runtime "
+                    "(%d.%d)",
+                    runtime / 1000, runtime % 1000 / 10);
+      return line;
+    }
     return std::string("CUDA unusable: ") + cudaGetErrorString(err);
   }
   if (count == 0) return "CUDA unusable: no CUDA device";
