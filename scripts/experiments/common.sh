@@ -11,6 +11,28 @@ if [[ ! -x "$tapir" ]]; then
   exit 2
 fi
 
+# code_corpus: the folder of the code corpus, tapir's own engine/ sources
+# as of commit $code_commit (`git archive` into $out_root/corpus, once), so
+# that a change to the engine does not change an experiment's data: a text
+# corpus that shifts by a byte moves every window and the held-out split.
+# Needs the repository's history (a clone without --depth).
+code_commit=b1c113b72d07b2305886c55d2d5bfe8cc8222bf2
+code_corpus() {
+  local dir="$out_root/corpus/engine-${code_commit:0:7}"
+  if [[ ! -d $dir/engine ]]; then
+    if ! git cat-file -e "$code_commit^{commit}" 2>/dev/null; then
+      echo "the code corpus is engine/ as of commit ${code_commit:0:7}, which this clone" \
+        "does not have (a shallow clone?): fetch the history (git fetch --unshallow)" >&2
+      return 2
+    fi
+    rm -rf "$dir.tmp"
+    mkdir -p "$dir.tmp"
+    git archive "$code_commit" engine | tar -x -C "$dir.tmp"
+    mv "$dir.tmp" "$dir"
+  fi
+  echo "$dir/engine"
+}
+
 # timed LABEL COMMAND...: runs the command and appends "LABEL: N s" to
 # $out_root/times.txt (wall seconds of the whole command).
 timed() {

@@ -4,7 +4,8 @@
 # kernel (--attn score-spline) and the authors' function on the attention's
 # input (--attn-fn spline: n + f(a n + b) before Q, K and V, idiap/lm-afs),
 # each searched 3 times (`search --repeat 3`, 2 models each) on Shakespeare
-# and on code (tapir's own engine/ sources), characters, in lm_transfer.sh's
+# and on code (tapir's own engine/ sources at a fixed commit, common.sh
+# code_corpus), characters, in lm_transfer.sh's
 # model (2 blocks of width 128, 64-byte windows, 400 steps). Per corpus,
 # GeLU against every search's functions, 3 seeds each, each family's 3
 # searches pooled into one row (pool=NAME). Prints per corpus and family the
@@ -78,7 +79,7 @@ corpus() {
 
 corpus shakespeare "$shakespeare" &
 first=$!
-corpus code engine &
+corpus code "$(code_corpus)" &
 second=$!
 wait "$first"
 wait "$second"  # under set -e, a corpus that failed stops the script here

@@ -23,9 +23,10 @@ if [[ ! -f $out/lmafs-mlp.arch.safetensors ]]; then
   head -n 8 "$csv" >"$out/lmafs-mlp.csv"  # the MLP function's 4 pairs of lines
   "$tapir" arch import "$out/lmafs-mlp.csv" -o "$out/lmafs-mlp.arch.safetensors" >/dev/null
 fi
+code=$(code_corpus)
 for corpus in shakespeare code; do
   path=$shakespeare
-  [[ $corpus == code ]] && path=engine
+  [[ $corpus == code ]] && path=$code
   [[ -f $out/$corpus.model ]] ||
     "$tapir" tokenizer train --path "$path" --vocab-size 1024 --out "$out/$corpus.model" >/dev/null
 done
@@ -37,7 +38,7 @@ targets=(shakespeare-char shakespeare-sub code-char code-sub)
 for target in "${targets[@]}"; do
   corpus=${target%-*}
   path=$shakespeare
-  [[ $corpus == code ]] && path=engine
+  [[ $corpus == code ]] && path=$code
   task=(--task text --opt "path=$path" --opt context=64)
   [[ $target == *-sub ]] && task+=(--opt "tokenizer=$out/$corpus.model")
   timed "$target: published functions, the authors' model" "$tapir" compare "${task[@]}" \

@@ -29,10 +29,10 @@ run_corpus() {
 
 case "${1:-all}" in
   shakespeare) run_corpus shakespeare "$corpus_shakespeare" ;;
-  code) run_corpus code engine ;;
+  code) run_corpus code "$(code_corpus)" ;;
   all)
     run_corpus shakespeare "$corpus_shakespeare"
-    run_corpus code engine
+    run_corpus code "$(code_corpus)"
     ;;
   *)
     echo "usage: $0 [shakespeare|code|all]" >&2
