@@ -197,8 +197,12 @@ void append_line(const std::string& path, std::string_view line) {
 }
 
 std::string file_fingerprint(const std::string& path) {
+  return bytes_fingerprint(read_file(path));
+}
+
+std::string bytes_fingerprint(std::string_view bytes) {
   uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64 bits
-  for (const char c : read_file(path)) {
+  for (const char c : bytes) {
     hash ^= static_cast<unsigned char>(c);
     hash *= 1099511628211ull;
   }

@@ -48,6 +48,8 @@ void write_file_atomic(const std::string& path, std::string_view bytes);
 // A fingerprint of the file's bytes, "fnv1a64:" and 16 hex digits, to tell
 // later whether the file is still the one that was read or written.
 std::string file_fingerprint(const std::string& path);
+// The same fingerprint of bytes held in memory.
+std::string bytes_fingerprint(std::string_view bytes);
 
 // fsync(2)s an existing file (metrics.jsonl with each checkpoint); fails
 // naming the path.

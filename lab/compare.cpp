@@ -17,6 +17,7 @@
 #include "optim/model_run.h"
 #include "optim/trainer.h"
 #include "tasks/task.h"
+#include "tasks/text.h"
 
 namespace tapir {
 
@@ -246,12 +247,18 @@ void check_reusable(const Json& stored, const Json& now, const std::vector<std::
 namespace {
 
 // The files a run reads besides its config.json, by path, with their
-// fingerprints now.
+// fingerprints now: its architecture file, its tokenizer, and a text task's
+// corpus (as the task reads it: a directory's files in order), under the
+// `path` option's value.
 Json input_fingerprints(const TrainConfig& config) {
   Json files = Json::object();
   if (!config.arch_file.empty()) files.set(config.arch_file, file_fingerprint(config.arch_file));
   if (const std::string tokenizer = tokenizer_path(config.task_options); !tokenizer.empty())
     files.set(tokenizer, file_fingerprint(tokenizer));
+  if (config.task == "text" && config.task_options.has("path")) {
+    const std::string corpus = config.task_options.values().at("path");
+    files.set(corpus, bytes_fingerprint(read_text_corpus(corpus)));
+  }
   return files;
 }
 

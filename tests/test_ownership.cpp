@@ -168,6 +168,36 @@ TEST_CASE("an output path that is one of the command's inputs is refused") {
   CHECK(read_file(input) == "weights");
 }
 
+TEST_CASE("a finished text run is reused only while its corpus is unchanged") {
+  TempDir tmp;
+  Progress quiet(Progress::Style::quiet);
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "line " + std::to_string(i) + " of the corpus\n";
+  tmp.write("corpus/a.txt", text);
+  tmp.write("corpus/b.txt", text);
+  TrainConfig c = test_support::tiny_modadd({.steps = 4, .eval_every = 4});
+  c.task = "text";
+  c.task_options = TaskOptions();
+  c.task_options.set("path", tmp.file("corpus"));
+  c.task_options.set("context", "16");
+  const std::string dir = tmp.file("cmp/baseline/seed-0");
+  train_or_reuse(c, dir, quiet, "baseline");
+  CHECK(read_file(dir + "/inputs.json").find(tmp.file("corpus")) != std::string::npos);
+  CHECK_NOTHROW(train_or_reuse(c, dir, quiet, "baseline"));  // unchanged: reused
+
+  // One byte of one file of the folder changed: the run read other data (a
+  // letter the corpus has, so that the vocabulary, in config.json, stays).
+  text[0] = 'o';
+  tmp.write("corpus/b.txt", text);
+  const auto before = files_of(dir);
+  CHECK_THROWS_WITH_AS(
+      train_or_reuse(c, dir, quiet, "baseline"),
+      doctest::Contains(
+          (dir + " holds a run trained with other contents of " + tmp.file("corpus")).c_str()),
+      Error);
+  CHECK(files_of(dir) == before);
+}
+
 TEST_CASE("a finished run is reused only while its input and output files are unchanged") {
   TempDir tmp;
   Progress quiet(Progress::Style::quiet);
