@@ -1,5 +1,6 @@
 // `tapir train`: one training run into a run folder (optim/trainer.h).
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -32,15 +33,16 @@ struct TrainCommandOptions {
   TrainOptions train;
   std::string out, resume, config_file;
   bool force = false, quiet = false;
+  int64_t log_every = 0;  // a line of loss, gradient norm and lr every N steps (0: none)
 };
 
 // The run in o.resume, continued as its config.json says. Rank 0 resumes
 // the folder first; the others then read it.
 std::unique_ptr<Trainer> resume_trainer(const CLI::App& cmd, const TrainCommandOptions& o,
                                         bool root) {
-  check_resume_flags(cmd, {"--steps", "--threads", "--device", "--quiet"},
+  check_resume_flags(cmd, {"--steps", "--threads", "--device", "--quiet", "--log-every"},
                      "the run as its config.json",
-                     "--steps to extend the run, --threads, --device, --quiet");
+                     "--steps to extend the run, --threads, --device, --quiet, --log-every");
   const bool steps_given = cmd.count("--steps") > 0;
   TAPIR_CHECK(!steps_given || o.train.config.steps >= 1, "--steps must be at least 1, got ",
               o.train.config.steps);
@@ -83,9 +85,20 @@ std::unique_ptr<Trainer> start_trainer(CLI::App& cmd, TrainCommandOptions& o, bo
   return trainer;
 }
 
-// Trains to the end with progress lines, then says when the first
+// The --log-every line of a step: what the optimizer saw.
+std::string step_line(const StepStats& s, int64_t steps) {
+  char line[160];
+  std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  gradient norm %.4g  lr %.3g",
+                static_cast<long long>(s.step), static_cast<long long>(steps), s.loss, s.grad_norm,
+                s.lr);
+  return line;
+}
+
+// Trains to the end with progress lines (and, with log_every > 0, a line of
+// the loss, gradient norm and learning rate every log_every steps after one
+// with the loss a uniform guess would have), then says when the first
 // evaluation split (test) peaked and how long the run took.
-void train_and_report(Trainer& trainer, bool quiet) {
+void train_and_report(Trainer& trainer, bool quiet, int64_t log_every) {
   struct Best {
     double accuracy = -1;
     int64_t step = 0;
@@ -97,6 +110,21 @@ void train_and_report(Trainer& trainer, bool quiet) {
   progress.plan(1);
   progress.start_run("", trainer.step(), trainer.config().steps);
   TrainEvents events = progress.train_events();
+  if (log_every > 0 && !quiet) {
+    const size_t vocab = trainer.task().vocab().size();
+    char chance[160];
+    std::snprintf(chance, sizeof chance,
+                  "chance: loss %.4f (ln %zu, a uniform guess over the %zu tokens the model "
+                  "predicts)",
+                  std::log(static_cast<double>(vocab)), vocab, vocab);
+    progress.line(chance);
+    const int64_t steps = trainer.config().steps;
+    events.on_step = [&progress, log_every, steps, inner = events.on_step](const StepStats& s,
+                                                                           double rate) {
+      if (inner) inner(s, rate);
+      if (s.step % log_every == 0 || s.step == steps) progress.line(step_line(s, steps));
+    };
+  }
   events.on_eval = [best, start, inner = events.on_eval](int64_t step,
                                                          const std::vector<EvalResult>& results) {
     if (inner) inner(step, results);
@@ -130,6 +158,10 @@ Command add_train_command(CLI::App& app) {
   cmd->add_flag("--force", o->force, "Overwrite an existing run folder");
   cmd->add_option("--resume", o->resume, "Continue the run in this folder");
   cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
+  cmd->add_option("--log-every", o->log_every,
+                  "Print the loss, gradient norm and learning rate every N steps, after the "
+                  "loss a uniform guess would have (0: only the evaluations)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   return {cmd,
           [o, cmd]() {
             // Under mpirun the ranks train one run together (data parallel,
@@ -146,7 +178,7 @@ Command add_train_command(CLI::App& app) {
             trainer->set_data_parallel(true);
             dist::check_same("the run's configuration", to_json(trainer->config().to_json()));
             dist::check_same("the model's parameters before training", parameter_digest(*trainer));
-            train_and_report(*trainer, o->quiet);
+            train_and_report(*trainer, o->quiet, o->log_every);
             return 0;
           },
           Ranks::several};
