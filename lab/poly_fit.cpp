@@ -70,8 +70,8 @@ std::pair<double, double> central_range(const InputRecord& h, double central) {
 }  // namespace
 
 void PolyRangeSource::check() const {
-  TAPIR_CHECK(batches >= 1, "fit-poly: --batches must be at least 1, got ", batches);
-  TAPIR_CHECK(central > 0 && central <= 1, "fit-poly: --central must be in (0, 1], got ", central);
+  TAPIR_CHECK(batches >= 1, command, ": --batches must be at least 1, got ", batches);
+  TAPIR_CHECK(central > 0 && central <= 1, command, ": --central must be in (0, 1], got ", central);
 }
 
 std::map<std::string, RecordedInputs> record_mlp_inputs(ModelRun& r,
@@ -80,13 +80,13 @@ std::map<std::string, RecordedInputs> record_mlp_inputs(ModelRun& r,
   std::vector<Spline*> splines;
   for (const Transformer::LearnedFunction& f : r.model->learned_functions())
     if (f.slot == "mlp") splines.push_back(f.spline);
-  TAPIR_CHECK(!splines.empty(), "fit-poly: the model of ", source.run,
+  TAPIR_CHECK(!splines.empty(), source.command, ": the model of ", source.run,
               " has no learned MLP function to record the inputs of");
   // Pass 1: the range the inputs visit.
   std::vector<InputRecord> ranges(splines.size());
   replay(r, splines, ranges, source);
   for (size_t k = 0; k < splines.size(); ++k)
-    TAPIR_CHECK(ranges[k].any() && ranges[k].lo < ranges[k].hi, "fit-poly: the inputs of ",
+    TAPIR_CHECK(ranges[k].any() && ranges[k].lo < ranges[k].hi, source.command, ": the inputs of ",
                 splines[k]->values().name, " in ", source.run, " never spanned a range");
   // Pass 2 (--central below 1): the central share of them.
   if (source.central < 1) {
@@ -94,7 +94,7 @@ std::map<std::string, RecordedInputs> record_mlp_inputs(ModelRun& r,
     replay(r, splines, fine, source);
     for (size_t k = 0; k < splines.size(); ++k) {
       const auto [lo, hi] = central_range(fine[k], source.central);
-      TAPIR_CHECK(lo < hi, "fit-poly: the central ", source.central, " of the inputs of ",
+      TAPIR_CHECK(lo < hi, source.command, ": the central ", source.central, " of the inputs of ",
                   splines[k]->values().name, " in ", source.run, " span no range");
       ranges[k].lo = lo;
       ranges[k].hi = hi;
@@ -129,19 +129,31 @@ std::string describe_source(const PolyRangeSource& s) {
 
 // The run must have used these very functions, or its inputs say nothing about them.
 void check_run_used(const Architecture& arch, const std::string& arch_path, ModelRun& r,
-                    const std::string& run) {
+                    const PolyRangeSource& source) {
+  const std::string& run = source.run;
   const Architecture used = architecture_of(*r.model);
   for (const Architecture::Function& f : arch.functions) {
     if (f.slot != "mlp") continue;
     bool same = false;
     for (const Architecture::Function& g : used.functions)
       same = same || (g.name == f.name && g.values == f.values);
-    TAPIR_CHECK(same, "fit-poly: ", run, " did not train with the function ", tapir::quoted(f.name),
-                " of ", arch_path, " (give a run made with --arch of that file, or --range LO,HI)");
+    TAPIR_CHECK(same, source.command, ": ", run, " did not train with the function ",
+                tapir::quoted(f.name), " of ", arch_path,
+                " (give a run made with --arch of that file",
+                source.command == "fit-poly" ? ", or --range LO,HI)" : ")");
   }
 }
 
 }  // namespace
+
+std::map<std::string, RecordedInputs> recorded_inputs_of(const Architecture& arch,
+                                                         const std::string& arch_path,
+                                                         const PolyRangeSource& source) {
+  source.check();  // before the run is opened
+  ModelRun r = open_run(source.run);
+  check_run_used(arch, arch_path, r, source);
+  return record_mlp_inputs(r, source);
+}
 
 PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path, int degree,
                           const PolyRangeSource& range) {
@@ -150,11 +162,7 @@ PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path
   file.degree = degree;
   std::map<std::string, RecordedInputs> recorded;
   range.check();  // before a run is opened
-  if (!range.run.empty()) {
-    ModelRun r = open_run(range.run);
-    check_run_used(arch, arch_path, r, range.run);
-    recorded = record_mlp_inputs(r, range);
-  }
+  if (!range.run.empty()) recorded = recorded_inputs_of(arch, arch_path, range);
   const std::string range_from = describe_source(range);
   for (const Architecture::Function& f : arch.functions) {
     if (f.slot != "mlp") continue;

@@ -27,6 +27,7 @@ namespace tapir {
 // over the fit points unless `uniform`. With run empty: [lo, hi] for every
 // function, uniform weights.
 struct PolyRangeSource {
+  std::string command = "fit-poly";  // what the errors say they come from
   std::string run;
   int64_t batches = 16;
   uint64_t seed = 0;
@@ -49,6 +50,13 @@ struct RecordedInputs {
 // batches are replayed once per pass (the range, the central share, the
 // histogram), the same batches each time.
 std::map<std::string, RecordedInputs> record_mlp_inputs(ModelRun& r, const PolyRangeSource& source);
+
+// record_mlp_inputs for the MLP functions of the architecture at
+// `arch_path`, from `source.run` (not empty), which must have trained with
+// those very functions.
+std::map<std::string, RecordedInputs> recorded_inputs_of(const Architecture& arch,
+                                                         const std::string& arch_path,
+                                                         const PolyRangeSource& source);
 
 // Fits every MLP function of the architecture (at `arch_path`); fails if it
 // has none. Attention functions are not fitted (their inputs are scores

@@ -6,11 +6,13 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
 #include "base/file_io.h"
 #include "engine/safetensors.h"
+#include "lab/arch_plot.h"
 #include "lab/svg.h"
 #include "nn/architecture.h"
 #include "optim/trainer.h"
@@ -308,4 +310,42 @@ TEST_CASE("tapir plot arch writes an SVG with each function and its reference") 
   CHECK(svg.find("shared, score kernel g(s)") != std::string::npos);
   CHECK(svg.find("GeLU") != std::string::npos);
   CHECK(svg.find("head 3") != std::string::npos);
+}
+
+TEST_CASE("plot arch --run: a function drawn where its inputs went, that range shaded") {
+  Transformer source(learned_config());
+  scribble(source);
+  const Architecture arch = architecture_of(source);
+  const Architecture::Function& f = arch.functions.front();
+  REQUIRE(f.slot == "mlp");
+  const SplineGrid& grid = arch.spline_of(f).grid;  // 33 knots on [-4, 4], 0.25 apart
+  const UsedRange used{-0.6, 1.0, "central 99% of the inputs"};
+  const SvgPanel p = function_panel(arch, f, &used);
+  REQUIRE(p.series.size() == 3);  // learned, GeLU, the used range
+  // The used range widened by half its width (0.8) each side: [-1.4, 1.8].
+  const SvgSeries& learned = p.series[0];
+  CHECK(learned.x.front() == doctest::Approx(-1.4));
+  CHECK(learned.x.back() == doctest::Approx(1.8));
+  CHECK(learned.x.size() == 2 + 13);  // the two ends and the knots -1.25 .. 1.75
+  // Each end lies on the spline's segment between the knots around it.
+  const auto on_segment = [&](double x, double y) {
+    const int64_t k = static_cast<int64_t>(std::floor((x - grid.lo()) / 0.25));
+    const double w = (x - grid.knot(k)) / 0.25;
+    return y == doctest::Approx(f.values[k] * (1 - w) + f.values[k + 1] * w);
+  };
+  CHECK(on_segment(learned.x.front(), learned.y.front()));
+  CHECK(on_segment(learned.x.back(), learned.y.back()));
+  CHECK(p.series[1].x.front() == doctest::Approx(-1.4));  // GeLU over the same x
+  const SvgSeries& band = p.series[2];
+  CHECK(band.label == used.label);
+  CHECK(band.x == std::vector<double>{-0.6, 1.0});
+  CHECK(band.band_lo.front() <= band.band_hi.front());
+
+  // A range wider than the knots is cut to them; no range: the whole grid.
+  const UsedRange wide{-3.5, 3.5, "all the inputs"};
+  CHECK(function_panel(arch, f, &wide).series[0].x.front() == grid.lo());
+  const SvgPanel whole = function_panel(arch, f);
+  CHECK(whole.series.size() == 2);
+  CHECK(whole.series[0].x.size() == 33);
+  CHECK(whole.series[0].x.back() == grid.hi());
 }
