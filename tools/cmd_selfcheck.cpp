@@ -22,7 +22,9 @@ Command add_selfcheck_command(CLI::App& app) {
   add_threads_option(*cmd, o->threads);
   return {cmd, [o]() {
             set_num_threads(o->threads);
-            std::printf("self-check: 1-32-1 tanh MLP, y = sin(3x), 64 points, SGD lr 0.1\n");
+            std::printf(
+                "self-check: 1-32-1 tanh MLP, y = sin(3x), 64 points, SGD lr 0.1 "
+                "(lab/selfcheck.cpp: the model, the loss and the loop on the tape, in one file)\n");
             SelfcheckResult r = run_selfcheck(o->steps, o->seed, [](int step, double loss) {
               std::printf("  step %5d  mse %.6f\n", step, loss);
             });
