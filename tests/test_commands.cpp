@@ -1,7 +1,8 @@
 // The command line (tools/commands.h): every command that runs kernels takes
 // --threads with train's help text and default, and a count outside
 // [1, 256] stops the command line with the same message everywhere; the
-// commands that only read and write files take no --threads.
+// commands that only read and write files take no --threads. And what dump
+// writes.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -13,7 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/safetensors.h"
 #include "engine/threads.h"
+#include "optim/trainer.h"
+#include "tests/test_support.h"
+#include "tests/tiny_config.h"
 #include "tools/commands.h"
 #include "tools/config_file.h"
 #include "tools/options.h"
@@ -317,4 +322,41 @@ TEST_CASE("--stagger: off unless given, reinit alone, or the mode named") {
   CHECK(stagger_of({"--stagger", "continue"}) == Stagger::continue_);
   CHECK(stagger_of({"--stagger", "off"}) == Stagger::off);
   CHECK(stagger_of({"--stagger=reinit"}) == Stagger::reinit);
+}
+
+TEST_CASE("dump writes the hidden states and the vocabulary beside the logits and gradients") {
+  test_support::TempDir dir;
+  TrainConfig c = test_support::tiny_modadd({.steps = 4, .eval_every = 4});
+  c.model.layers = 2;
+  {
+    Trainer t(c, dir.file("run"));
+    t.start_fresh(false);
+    t.run();
+  }
+  Cli cli;
+  REQUIRE(cli.parse_error({"dump", "--checkpoint", dir.file("run"), "--out",
+                           dir.file("dump.safetensors"), "--batch", "3", "--threads", "1"}) == "");
+  for (const Command& command : cli.commands)
+    if (command.app->parsed()) REQUIRE(command.run() == 0);
+  const SafeTensorsFile dump = SafeTensorsFile::load(dir.file("dump.safetensors"));
+  const SafeTensorsFile checkpoint = SafeTensorsFile::load(dir.file("run/checkpoint.safetensors"));
+  const SafeTensorView& tokens = dump.at("tokens");
+  const int64_t n = tokens.shape[0], t = tokens.shape[1], width = c.model.width;
+  CHECK(n == 3);
+  CHECK(dump.find("hidden.3") == nullptr);  // the embeddings and one per block
+  for (const char* name : {"hidden.0", "hidden.1", "hidden.2"})
+    CHECK(dump.at(name).shape == std::vector<int64_t>{n, t, width});
+  // hidden.0 is the token embedding plus the learned position embedding.
+  const auto* ids = reinterpret_cast<const int32_t*>(tokens.data);
+  const auto* h0 = reinterpret_cast<const float*>(dump.at("hidden.0").data);
+  const auto* tok = reinterpret_cast<const float*>(checkpoint.at("tok_emb.weight").data);
+  const auto* pos = reinterpret_cast<const float*>(checkpoint.at("pos_emb.weight").data);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < t; ++i)
+      for (int64_t k = 0; k < width; ++k)
+        REQUIRE(h0[(b * t + i) * width + k] ==
+                tok[ids[b * t + i] * width + k] + pos[i * width + k]);
+  // The vocabulary: modadd p = 11's tokens, by id.
+  CHECK(dump.metadata_value("vocab") ==
+        R"(["0","1","2","3","4","5","6","7","8","9","10","+","="])");
 }

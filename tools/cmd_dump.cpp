@@ -1,10 +1,13 @@
 // `tapir dump`: for one fixed batch, everything needed to cross-check tapir
-// against another implementation: input tokens, targets and mask, logits,
-// loss and every parameter's gradient, in one safetensors file.
+// against another implementation: input tokens, targets and mask, the
+// hidden state after the embeddings and after each block, logits, loss and
+// every parameter's gradient, in one safetensors file, with the task's
+// vocabulary in its metadata.
 #include <cstdio>
 
 #include "autograd/ops.h"
 #include "base/file_io.h"
+#include "base/json.h"
 #include "engine/safetensors.h"
 #include "engine/threads.h"
 #include "optim/batch.h"
@@ -42,7 +45,8 @@ Command add_dump_command(CLI::App& app) {
             const BatchTensors t = to_tensors(batch);
             std::vector<Parameter*> params = run.model->parameters();
             for (Parameter* p : params) p->value.zero_grad();
-            Tensor logits = run.model->forward(t.inputs);
+            std::vector<Tensor> hidden;
+            Tensor logits = run.model->forward(t.inputs, &hidden);
             Tensor loss = task_loss(logits, t.targets, t.mask);
             backward(loss);
             // A regression task's frames are f32 "inputs"; a token task's ids i32 "tokens".
@@ -53,16 +57,26 @@ Command add_dump_command(CLI::App& app) {
                 {"mask", DType::f32, t.mask.shape().vec(), t.mask.raw()},
                 {"logits", DType::f32, logits.shape().vec(), logits.raw()},
                 {"loss", DType::f32, {}, loss.raw()}};
+            for (size_t l = 0; l < hidden.size(); ++l)
+              writes.push_back({"hidden." + std::to_string(l), DType::f32, hidden[l].shape().vec(),
+                                hidden[l].raw()});
             for (Parameter* p : params)
               writes.push_back({"grad." + p->name, DType::f32, p->tensor().shape().vec(),
                                 p->tensor().raw_grad()});
-            save_safetensors(o->out, writes,
-                             {{"format", "tapir.dump.v1"},
-                              {"checkpoint", o->checkpoint},
-                              {"split", o->split},
-                              {"loss", std::to_string(loss.item())}});
-            std::printf("wrote %s: %lld examples, loss %.6f, %zu gradients\n", o->out.c_str(),
-                        static_cast<long long>(n), loss.item(), params.size());
+            std::vector<std::pair<std::string, std::string>> metadata = {
+                {"format", "tapir.dump.v1"},
+                {"checkpoint", o->checkpoint},
+                {"split", o->split},
+                {"loss", std::to_string(loss.item())}};
+            if (!task.is_regression()) {
+              Json vocab = Json::array();
+              for (const std::string& name : task.vocab().names) vocab.push_back(Json(name));
+              metadata.push_back({"vocab", to_json(vocab)});
+            }
+            save_safetensors(o->out, writes, metadata);
+            std::printf("wrote %s: %lld examples, loss %.6f, %zu hidden states, %zu gradients%s\n",
+                        o->out.c_str(), static_cast<long long>(n), loss.item(), hidden.size(),
+                        params.size(), task.is_regression() ? "" : ", the vocabulary");
             reset_step();
             return 0;
           }};
