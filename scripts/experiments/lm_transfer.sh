@@ -5,7 +5,8 @@
 # transfer to another and across tokenizations, and that the gains on code
 # are slightly larger than on natural language.
 #
-# Four sources: Shakespeare and code (tapir's own engine/ sources), each on
+# Four sources: Shakespeare and code (tapir's own engine/ sources at a
+# fixed commit, common.sh code_corpus), each on
 # bytes (characters) and on a 1024-piece BPE tokenizer trained on its own
 # training text. Three independent MLP-spline searches per source (`search
 # --repeat 3`, 2 models each); then on each source as a target, GeLU
@@ -26,7 +27,8 @@ seeds="${2:-3}"
 shakespeare="${SHAKESPEARE:-data/text/tinyshakespeare.txt}"
 lmafs_csv=data/lm-afs/ptAf-optimizedMlpAtt-layerShared-phase1-step20000.csv
 
-corpus_of() { case "$1" in shakespeare-*) echo "$shakespeare" ;; code-*) echo engine ;; esac; }
+code=$(code_corpus)
+corpus_of() { case "$1" in shakespeare-*) echo "$shakespeare" ;; code-*) echo "$code" ;; esac; }
 
 # The text task's options of a source: its corpus, and its tokenizer on subwords.
 task_options() {
