@@ -43,7 +43,7 @@ Node& record(const OpInfo& op, Tensor out, std::initializer_list<Tensor> inputs)
   node.op = &op;
   node.out = out.impl();
   for (const Tensor& t : inputs) node.in[node.n_in++] = t.impl();
-  out.impl()->requires_grad = true;
+  out.set_requires_grad(true);
   return tape().record(node);
 }
 

@@ -50,6 +50,11 @@ class Tensor {
   Device device() const { return impl_->device; }
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype()); }
   bool requires_grad() const { return impl_->requires_grad; }
+  // Marks the tensor as one backward computes a gradient for: a leaf of
+  // the tape (an input whose gradient a test or a program wants). A
+  // HeapTensor made with_grad is marked already; a step tensor's gradient
+  // comes from the step arena and lives until reset_step().
+  void set_requires_grad(bool on = true) const { impl_->requires_grad = on; }
   bool has_grad() const { return impl_->grad != nullptr; }
 
   void* raw() const { return impl_->data; }

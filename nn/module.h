@@ -26,7 +26,7 @@ struct Parameter {
   // A frozen parameter keeps its values but records no gradient.
   void set_frozen(bool on) {
     frozen = on;
-    value.view().impl()->requires_grad = !on;
+    value.view().set_requires_grad(!on);
   }
 };
 

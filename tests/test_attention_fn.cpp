@@ -30,7 +30,7 @@ Tensor wavy(const Shape& shape, double scale, double phase) {
   Tensor t = empty(shape, DType::f64);
   for (int64_t i = 0; i < t.numel(); ++i)
     t.data<double>()[i] = scale * std::sin(1.7 * double(i) + phase);
-  t.impl()->requires_grad = true;
+  t.set_requires_grad(true);
   return t;
 }
 

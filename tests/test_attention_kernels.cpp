@@ -79,8 +79,8 @@ TEST_CASE("score-spline attention at its identity init is softmax attention") {
       Tensor g = identity_values(per_head ? H : 1, DType::f32);  // (K) or (H, K)
       Tensor w = random_tensor({B, T, C}, 4, -1.0, 1.0, DType::f32);
       Tensor qkv2 = cast(qkv, DType::f32);
-      qkv.impl()->requires_grad = true;
-      qkv2.impl()->requires_grad = true;
+      qkv.set_requires_grad(true);
+      qkv2.set_requires_grad(true);
       // backward() clears the whole tape: one forward and backward at a time.
       Tensor ref = attention(qkv, H, slopes);
       backward(sum_all(mul(ref, w)));
@@ -131,8 +131,8 @@ TEST_CASE("random spline values never give NaN or inf in the learned attention k
         // Large qkv (scores far outside the knot range) and wild knot values.
         Tensor q = random_tensor({B, T, 3 * C}, 100 + seed, -30.0, 30.0, DType::f32);
         Tensor gv = random_tensor({41}, 200 + seed, -80.0, 80.0, DType::f32);
-        q.impl()->requires_grad = true;
-        gv.impl()->requires_grad = true;
+        q.set_requires_grad(true);
+        gv.set_requires_grad(true);
         Tensor o = kind == 0 ? score_spline_attention(q, H, gv, -5.0, 5.0, linear)
                              : feature_spline_attention(q, H, gv, -5.0, 5.0, linear);
         backward(sum_all(o));
@@ -158,7 +158,7 @@ TEST_CASE("learned attention kernels: knot gradients are the same bits for any t
       set_num_threads(run + 1);
       Tensor qkv = random_tensor({B, T, 3 * C}, 5, -2.0, 2.0, DType::f32);
       Tensor g = random_tensor({K}, 6, -1.0, 1.0, DType::f32);
-      g.impl()->requires_grad = true;
+      g.set_requires_grad(true);
       Tensor w = random_tensor({B, T, C}, 7, -1.0, 1.0, DType::f32);
       Tensor o = kind == 0 ? score_spline_attention(qkv, H, g, -3.0, 3.0, true)
                            : feature_spline_attention(qkv, H, g, -3.0, 3.0, true);

@@ -61,7 +61,7 @@ Run run_on(const OpCase& c, const std::vector<Tensor>& host_inputs, Tensor host_
   for (size_t k = 0; k < host_inputs.size(); ++k) {
     Tensor t = to_device(host_inputs[k], device);
     if (t.impl() == host_inputs[k].impl()) t = alias(t, t.shape());  // a fresh handle
-    t.impl()->requires_grad = c.inputs[k].grad;
+    t.set_requires_grad(c.inputs[k].grad);
     inputs.push_back(t);
   }
   Tensor y = c.fn(inputs);

@@ -29,7 +29,7 @@ constexpr double kF32Tol = 2e-5;
 // A gradcheck input: the table's values, needing a gradient as the entry says.
 Tensor gradcheck_input(const Input& in, DType float_type, Rng& rng) {
   Tensor t = make_input(in, float_type, rng);
-  t.impl()->requires_grad = in.grad;
+  t.set_requires_grad(in.grad);
   return t;
 }
 

@@ -170,7 +170,7 @@ TEST_CASE("reshape is a view; concat and slice invert each other") {
 TEST_CASE("the arena stops allocating after the first step") {
   for (int step = 0; step < 3; ++step) {
     Tensor x = random({64, 256}, 6, DType::f32);
-    x.impl()->requires_grad = true;
+    x.set_requires_grad(true);
     backward(sum_all(gelu(matmul(x, x, true, false))));
     const int64_t blocks = step_arena().block_allocations();
     reset_step();
@@ -181,7 +181,7 @@ TEST_CASE("the arena stops allocating after the first step") {
 TEST_CASE("backward needs a scalar loss that depends on a gradient-carrying tensor") {
   Tensor x = random({3}, 7);
   CHECK_THROWS_WITH_AS(backward(sum_all(x)), doctest::Contains("does not depend"), Error);
-  x.impl()->requires_grad = true;
+  x.set_requires_grad(true);
   CHECK_THROWS_WITH_AS(backward(gelu(x)), doctest::Contains("one element"), Error);
   {
     NoGrad no_grad;

@@ -140,7 +140,7 @@ TEST_CASE("the Polynomial activation: its values and its gradient against finite
     g.coefficients = c;
     Polynomial p(g);
     Tensor in = f64_tensor(x);
-    in.impl()->requires_grad = true;
+    in.set_requires_grad(true);
     const GradcheckResult r =
         gradcheck([&](const std::vector<Tensor>& v) { return p.forward(v[0]); }, {in});
     INFO("degree " << g.degree() << ": " << r.worst);

@@ -97,8 +97,8 @@ TEST_CASE("spline backward: knot gradients are the same bits for any thread coun
     rng.fill_normal<float>(x.data<float>(), n, 0.0f, 3.0f);
     Tensor values = empty({K}, DType::f32);
     rng.fill_uniform<float>(values.data<float>(), K, -1.0f, 1.0f);
-    x.impl()->requires_grad = true;
-    values.impl()->requires_grad = true;
+    x.set_requires_grad(true);
+    values.set_requires_grad(true);
     Tensor w = empty({n}, DType::f32);
     rng.fill_uniform<float>(w.data<float>(), n, -1.0f, 1.0f);
     backward(sum_all(mul(spline(x, values, -20.0, 20.0, true), w)));

@@ -135,7 +135,7 @@ TEST_CASE("an input whose gradient one op writes and others add to: finite diffe
   Tensor x = empty(Shape{B, T, 3 * C}, DType::f64);
   Rng rng(14, 0);
   rng.fill_uniform<double>(x.data<double>(), x.numel(), -1.0, 1.0);
-  x.impl()->requires_grad = true;
+  x.set_requires_grad(true);
   Tensor w = full(Shape{3 * C}, 1.1, DType::f64), b = full(Shape{3 * C}, 0.1, DType::f64);
   const int64_t K = 9;
   Tensor values = empty(Shape{K}, DType::f64);
