@@ -15,7 +15,8 @@
 # side, one process each.
 #
 # Usage: scripts/experiments/lm_attention.sh [PROTOCOL] [STEPS [SEEDS]]
-# (tapir's defaults, 400 and 3). PROTOCOL is an arm of common.sh
+# (tapir's defaults, 400 and 3); CORPORA (shakespeare code) and FAMILIES
+# (mlp score attn-fn) choose a part. PROTOCOL is an arm of common.sh
 # authors_arms, scaled to STEPS, in $OUT/lm_attention_PROTOCOL: authors (the
 # searches under the authors' protocol and the weights' trapezoid in every
 # model, GeLU's too), one setting alone over the defaults (SETTING), the
@@ -55,9 +56,17 @@ if [[ $searches != "$out" && ! -f $searches/code/search-attn-fn/search-2/arch.sa
 fi
 shakespeare="${SHAKESPEARE:-data/text/tinyshakespeare.txt}"
 model=(--width 128 --layers 2 --heads 4 --batch 16 --lr 1e-3 --eval-every 100 --eval-limit 100)
-families=(mlp score attn-fn)
 declare -A family_flags=([mlp]="--mlp-act spline" [score]="--mlp-act gelu --attn score-spline"
   [attn-fn]="--mlp-act gelu --attn-fn spline")
+declare -A corpus_path=([shakespeare]="$shakespeare" [code]="")
+read -r -a corpora <<<"${CORPORA:-shakespeare code}"
+read -r -a families <<<"${FAMILIES:-mlp score attn-fn}"
+for name in "${corpora[@]}"; do
+  [[ -v "corpus_path[$name]" ]] || { echo "CORPORA: unknown corpus $name (shakespeare, code)" >&2; exit 2; }
+done
+for family in "${families[@]}"; do
+  [[ -v "family_flags[$family]" ]] || { echo "FAMILIES: unknown family $family (mlp, score, attn-fn)" >&2; exit 2; }
+done
 
 # corpus NAME PATH: the searches and the comparison of one corpus.
 corpus() {
@@ -77,18 +86,19 @@ corpus() {
     --out "$out/$name/compare" >/dev/null
 }
 
-corpus shakespeare "$shakespeare" &
-first=$!
-corpus code "$(code_corpus)" &
-second=$!
-wait "$first"
-wait "$second"  # under set -e, a corpus that failed stops the script here
+[[ " ${corpora[*]} " == *" code "* ]] && corpus_path[code]=$(code_corpus)
+pids=()
+for name in "${corpora[@]}"; do
+  corpus "$name" "${corpus_path[$name]}" &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done  # under set -e, a corpus that failed stops the script here
 
 # Per corpus, GeLU's level and each family's pooled row against it
 # (bpb_level and against_gelu: common.sh).
 echo "| corpus | functions | test bits per byte: median [95% CI] | minus GeLU, seed by seed: median [min, max] | pairs lower |"
 echo "|---|---|---|---|---|"
-for name in shakespeare code; do
+for name in "${corpora[@]}"; do
   printf "| %s | GeLU | %s | | |\n" "$name" "$(bpb_level "$out/$name/compare" baseline)"
   for family in "${families[@]}"; do
     printf "| %s | %s | %s |\n" "$name" "$family" \
