@@ -28,11 +28,16 @@ namespace tapir {
 
 namespace {
 
+// The subcommands of `app` that a user sees in --help (in a group).
+std::vector<CLI::App*> visible_subcommands(CLI::App& app) {
+  return app.get_subcommands([](CLI::App* a) { return !a->get_group().empty(); });
+}
+
 // Every visible command below `app`, depth first, with its path of names
 // ("train", "arch import").
 void collect_commands(CLI::App& app, const std::string& path,
                       std::vector<std::pair<std::string, CLI::App*>>& out) {
-  for (CLI::App* sub : app.get_subcommands([](CLI::App* a) { return !a->get_group().empty(); })) {
+  for (CLI::App* sub : visible_subcommands(app)) {
     const std::string name = path.empty() ? sub->get_name() : path + " " + sub->get_name();
     out.emplace_back(name, sub);
     collect_commands(*sub, name, out);
@@ -55,13 +60,6 @@ std::vector<const CLI::Option*> positionals(const CLI::App& app) {
   return app.get_options([](const CLI::Option* o) { return !o->nonpositional(); });
 }
 
-std::string device_names() {
-  std::string names;
-  for (const auto& entry : Names<Device>::table)
-    names += (names.empty() ? "" : " ") + std::string(entry.second);
-  return names;
-}
-
 std::string task_names() {
   std::string names;
   for (const TaskSpec& spec : task_registry()) names += (names.empty() ? "" : " ") + spec.name;
@@ -78,7 +76,7 @@ std::string choices_of(const CLI::Option& option, bool positional = false) {
       (positional && name == "name" && option.get_description().rfind("Task", 0) == 0))
     return task_names();
   const std::string type = option.get_type_name();
-  if (type == "DEVICE") return device_names();
+  if (type == "DEVICE") return names_of<Device>(" ");
   const size_t brace = type.find(":{");
   if (brace != std::string::npos && type.back() == '}') {
     std::string list = type.substr(brace + 2, type.size() - brace - 3);
@@ -128,7 +126,7 @@ std::string completion_script(CLI::App& root) {
   std::map<std::string, std::string> subs, flags, values, positional;
   auto describe = [&](const std::string& path, CLI::App& app) {
     std::string sub_names, flag_names;
-    for (CLI::App* sub : app.get_subcommands([](CLI::App* a) { return !a->get_group().empty(); }))
+    for (CLI::App* sub : visible_subcommands(app))
       sub_names += (sub_names.empty() ? "" : " ") + sub->get_name();
     for (const CLI::Option* o : visible_options(app)) {
       for (const std::string& l : o->get_lnames()) {
@@ -233,7 +231,7 @@ std::string man_page(const std::string& path, CLI::App& app, const std::string& 
   std::string s = ".TH " + upper + " 1 \"\" \"" + roff(version) +
                   "\" \"tapir manual\"\n.SH NAME\n" + roff(name) + " \\- " +
                   roff(app.get_description()) + "\n.SH SYNOPSIS\n.B " + roff(command) + "\n";
-  const auto subs = app.get_subcommands([](CLI::App* a) { return !a->get_group().empty(); });
+  const auto subs = visible_subcommands(app);
   if (!subs.empty()) s += "\\fICOMMAND\\fR\n";
   for (const CLI::Option* o : positionals(app)) s += "\\fI" + roff(o->get_name()) + "\\fR\n";
   s += "[\\fIOPTIONS\\fR]\n";

@@ -53,7 +53,8 @@ void make_cli(Cli& cli) {
   app.require_subcommand(1);
   // Handled while parsing, before the subcommand is required: `tapir --version`
   // prints the text and exits 0.
-  app.set_version_flag("--version", tapir::version_text(),
+  const std::string version = tapir::version_text();  // also heads the man pages
+  app.set_version_flag("--version", version,
                        "Print the version, the git commit and how this build was made, and exit");
   // Config files hold one section per subcommand ([train], [bench], ...);
   // an unknown section or key is an error (tools/config_file.h).
@@ -66,7 +67,6 @@ void make_cli(Cli& cli) {
                   tapir::add_tasks_command(app),    tapir::add_layers_command(app),
                   tapir::add_robust_command(app),   tapir::add_robust_compare_command(app),
                   tapir::add_arch_command(app),     tapir::add_tokenizer_command(app)};
-  const std::string version = tapir::version_text();
   cli.commands.push_back(tapir::add_completion_command(app));
   cli.commands.push_back(tapir::add_man_command(app, version.substr(0, version.find('\n'))));
   tapir::make_numbers_strict(app);
