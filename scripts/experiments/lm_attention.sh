@@ -49,11 +49,6 @@ if [[ ${#search_opts[@]} -eq 0 ]]; then
 elif [[ "${search_opts[*]}" == "${authors_search[*]}" ]]; then
   searches="$out_root/lm_attention_authors"
 fi
-if [[ $searches != "$out" && ! -f $searches/code/search-attn-fn/search-2/arch.safetensors ]]; then
-  echo "lm_attention.sh $protocol reuses the searches in $searches: run" \
-    "lm_attention.sh $([[ $searches == *_authors ]] && echo authors || echo defaults) first" >&2
-  exit 2
-fi
 shakespeare="${SHAKESPEARE:-data/text/tinyshakespeare.txt}"
 model=(--width 128 --layers 2 --heads 4 --batch 16 --lr 1e-3 --eval-every 100 --eval-limit 100)
 declare -A family_flags=([mlp]="--mlp-act spline" [score]="--mlp-act gelu --attn score-spline"
@@ -67,6 +62,18 @@ done
 for family in "${families[@]}"; do
   [[ -v "family_flags[$family]" ]] || { echo "FAMILIES: unknown family $family (mlp, score, attn-fn)" >&2; exit 2; }
 done
+# An arm that reuses another's searches needs every one it will read.
+if [[ $searches != "$out" ]]; then
+  for name in "${corpora[@]}"; do
+    for family in "${families[@]}"; do
+      if [[ ! -f $searches/$name/search-$family/search-2/arch.safetensors ]]; then
+        echo "lm_attention.sh $protocol reuses the searches in $searches: run" \
+          "lm_attention.sh $([[ $searches == *_authors ]] && echo authors || echo defaults) first" >&2
+        exit 2
+      fi
+    done
+  done
+fi
 
 # corpus NAME PATH: the searches and the comparison of one corpus.
 corpus() {
