@@ -246,22 +246,6 @@ void check_reusable(const Json& stored, const Json& now, const std::vector<std::
 
 namespace {
 
-// The files a run reads besides its config.json, by path, with their
-// fingerprints now: its architecture file, its tokenizer, and a text task's
-// corpus (as the task reads it: a directory's files in order), under the
-// `path` option's value.
-Json input_fingerprints(const TrainConfig& config) {
-  Json files = Json::object();
-  if (!config.arch_file.empty()) files.set(config.arch_file, file_fingerprint(config.arch_file));
-  if (const std::string tokenizer = tokenizer_path(config.task_options); !tokenizer.empty())
-    files.set(tokenizer, file_fingerprint(tokenizer));
-  if (config.task == "text" && config.task_options.has("path")) {
-    const std::string corpus = config.task_options.values().at("path");
-    files.set(corpus, bytes_fingerprint(read_text_corpus(corpus)));
-  }
-  return files;
-}
-
 // The files compare reads from a finished run, with their fingerprints now.
 Json output_fingerprints(const RunFolder& folder) {
   Json files = Json::object();
@@ -273,23 +257,8 @@ Json output_fingerprints(const RunFolder& folder) {
 // Fails unless the run in `folder` read the same bytes it would read now:
 // each file of its inputs.json still holds what it held when the run started.
 void check_same_inputs(const TrainConfig& config, const RunFolder& folder) {
-  const std::string path = folder.file(RunFolder::kInputs);
-  TAPIR_CHECK(folder.has(RunFolder::kInputs), folder.dir(),
-              " holds a run that recorded no fingerprints of its input files (no ",
-              RunFolder::kInputs,
-              ", as before tapir kept them), so it cannot be reused safely; "
-              "give another --out, or remove ",
-              folder.dir(), " to train it again");
-  const Json recorded = read_json_file(path);
-  const Json now = input_fingerprints(config);
-  for (const auto& [file, fingerprint] : now.as_object()) {
-    const Json* was = recorded.is_object() ? recorded.find(file) : nullptr;
-    TAPIR_CHECK(was != nullptr && *was == fingerprint, folder.dir(),
-                " holds a run trained with other contents of ", file, " (", path, " records ",
-                was && was->is_string() ? was->as_string() : std::string("none"), ", the file is ",
-                fingerprint.as_string(), " now); give another --out, or remove ", folder.dir(),
-                " to train it again");
-  }
+  folder.check_same_inputs(config, /*required=*/true, folder.dir() + " holds a run",
+                           "give another --out, or remove " + folder.dir() + " to train it again");
 }
 
 // Fails unless the finished run's files are whole: each holds the bytes the
@@ -345,10 +314,11 @@ void train_or_reuse(const TrainConfig& config, const std::string& dir, Progress&
   if (fs::exists(fs::path(dir) / "resume.safetensors")) {
     trainer = Trainer::resume(dir);
   } else {
-    const Json inputs = input_fingerprints(config);  // the bytes the trainer reads next
-    trainer = make_trainer(config, dir);             // constrained variants get their trainer
+    // The bytes the trainer reads next.
+    const Json inputs = RunFolder::input_fingerprints(config);
+    trainer = make_trainer(config, dir);  // constrained variants get their trainer
     trainer->start_fresh(/*force=*/true);
-    write_file_atomic(folder.file(RunFolder::kInputs), to_json(inputs, 2) + "\n");
+    folder.record_inputs(inputs);
   }
   progress.start_run(label, trainer->step(), trainer->config().steps);
   std::vector<EvalResult> last;

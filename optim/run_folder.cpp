@@ -10,6 +10,7 @@
 #include "base/parse.h"
 #include "nn/architecture.h"
 #include "tasks/task.h"
+#include "tasks/text.h"
 
 namespace tapir {
 
@@ -117,6 +118,43 @@ TrainConfig RunFolder::read_config(bool check_task) const {
     }
   }
   return config;
+}
+
+Json RunFolder::input_fingerprints(const TrainConfig& config) {
+  Json files = Json::object();
+  if (!config.arch_file.empty()) files.set(config.arch_file, file_fingerprint(config.arch_file));
+  if (const std::string tokenizer = tokenizer_path(config.task_options); !tokenizer.empty())
+    files.set(tokenizer, file_fingerprint(tokenizer));
+  if (config.task == "text" && config.task_options.has("path")) {
+    const std::string corpus = config.task_options.values().at("path");
+    files.set(corpus, bytes_fingerprint(read_text_corpus(corpus)));
+  }
+  return files;
+}
+
+void RunFolder::record_inputs(const Json& fingerprints) const {
+  if (!writes()) return;
+  write_file_atomic(file(kInputs), to_json(fingerprints, 2) + "\n");
+}
+
+void RunFolder::check_same_inputs(const TrainConfig& config, bool required, const std::string& run,
+                                  const std::string& remedy) const {
+  const std::string path = file(kInputs);
+  if (!has(kInputs)) {
+    TAPIR_CHECK(!required, run, " that recorded no fingerprints of its input files (no ", kInputs,
+                ", as before tapir kept them), so it cannot be reused safely; ", remedy);
+    return;
+  }
+  const Json recorded = read_json_file(path);
+  const Json now = input_fingerprints(config);
+  for (const auto& [name, fingerprint] : now.as_object()) {
+    if (name == file(kTokenizer)) continue;  // the run's own copy
+    const Json* was = recorded.is_object() ? recorded.find(name) : nullptr;
+    TAPIR_CHECK(was != nullptr && *was == fingerprint, run, " trained with other contents of ",
+                name, " (", path, " records ",
+                was && was->is_string() ? was->as_string() : std::string("none"), ", the file is ",
+                fingerprint.as_string(), " now); ", remedy);
+  }
 }
 
 void RunFolder::append_metrics(const Json& line) const {

@@ -48,8 +48,8 @@ class RunFolder {
   // Written by compare, transfer and robust-compare when a run completes
   // (lab/compare.h); holds the step count and the fingerprints of its files.
   static constexpr const char* kFinished = "finished";
-  // Written with a run that compare, transfer or robust-compare start: the
-  // fingerprints of the files it reads (lab/compare.h).
+  // Written with a run that train, compare, transfer or robust-compare
+  // start: the fingerprints of the files it reads (input_fingerprints).
   static constexpr const char* kInputs = "inputs.json";
 
   // The kind its marker names (base/folder_lock.h).
@@ -79,6 +79,25 @@ class RunFolder {
   // Points the task option `tokenizer` at the folder's copy when it has one
   // (write_config puts the given path back).
   void use_own_tokenizer(TrainConfig& config) const;
+
+  // The files a run reads besides its folder, by path, with their
+  // fingerprints now: its architecture file, its tokenizer, and a text
+  // task's corpus (as the task reads it: a directory's files in order),
+  // under the `path` option's value. Taken before the task reads them, so
+  // a file changed meanwhile shows at the next check.
+  static Json input_fingerprints(const TrainConfig& config);
+  // Writes inputs.json.
+  void record_inputs(const Json& fingerprints) const;
+  // Fails unless each file input_fingerprints(config) names holds what
+  // inputs.json recorded when the run started: "<run> trained with other
+  // contents of F (inputs.json records ..., the file is ... now); <remedy>",
+  // with `run` e.g. "DIR holds a run". The folder's copy of the tokenizer
+  // (which a resumed run reads) is the run's own and not checked. Without
+  // inputs.json (a run from
+  // before tapir kept it) that fails too when required, and passes
+  // unchecked otherwise.
+  void check_same_inputs(const TrainConfig& config, bool required, const std::string& run,
+                         const std::string& remedy) const;
 
   void append_metrics(const Json& line) const;
   // Drops the metrics lines logged after `step`, so a resumed run's file

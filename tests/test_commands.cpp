@@ -17,6 +17,7 @@
 #include "engine/safetensors.h"
 #include "engine/threads.h"
 #include "optim/trainer.h"
+#include "tests/resume_files.h"
 #include "tests/test_support.h"
 #include "tests/tiny_config.h"
 #include "tools/commands.h"
@@ -359,4 +360,57 @@ TEST_CASE("dump writes the hidden states and the vocabulary beside the logits an
   // The vocabulary: modadd p = 11's tokens, by id.
   CHECK(dump.metadata_value("vocab") ==
         R"(["0","1","2","3","4","5","6","7","8","9","10","+","="])");
+}
+
+TEST_CASE("train records its corpus, and --resume refuses once the corpus changed") {
+  test_support::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "line " + std::to_string(i) + " of the corpus\n";
+  dir.write("corpus.txt", text);
+  const std::string run = dir.file("run");
+  const auto tapir = [](std::vector<std::string> args) {
+    Cli cli;
+    REQUIRE(cli.parse_error(std::move(args)) == "");
+    for (const Command& command : cli.commands)
+      if (command.app->parsed()) return command.run();
+    return -1;
+  };
+  REQUIRE(tapir({"train",
+                 "--task",
+                 "text",
+                 "--opt",
+                 "path=" + dir.file("corpus.txt"),
+                 "--opt",
+                 "context=16",
+                 "--width",
+                 "16",
+                 "--layers",
+                 "1",
+                 "--heads",
+                 "2",
+                 "--batch",
+                 "4",
+                 "--steps",
+                 "4",
+                 "--eval-every",
+                 "4",
+                 "--threads",
+                 "1",
+                 "--quiet",
+                 "--out",
+                 run}) == 0);
+  CHECK(read_file(run + "/inputs.json").find(dir.file("corpus.txt")) != std::string::npos);
+  CHECK(tapir({"train", "--resume", run, "--steps", "6", "--quiet"}) == 0);  // unchanged
+
+  // One byte changed (a letter the corpus has: the vocabulary stays).
+  text[0] = 'o';
+  dir.write("corpus.txt", text);
+  const auto before = testing::files_below(run);
+  CHECK_THROWS_WITH_AS(
+      tapir({"train", "--resume", run, "--steps", "8", "--quiet"}),
+      doctest::Contains(("cannot resume " + run + ": it is a run trained with other contents of " +
+                         dir.file("corpus.txt"))
+                            .c_str()),
+      Error);
+  CHECK(testing::files_below(run) == before);
 }

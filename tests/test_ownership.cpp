@@ -17,6 +17,7 @@
 #include "optim/run_folder.h"
 #include "optim/search_folder.h"
 #include "optim/trainer.h"
+#include "tests/resume_files.h"
 #include "tests/test_support.h"
 #include "tests/tiny_config.h"
 
@@ -24,18 +25,7 @@ using namespace tapir;
 namespace fs = std::filesystem;
 using test_support::TempDir;
 
-namespace {
-
-// Every file below dir with its bytes, the lock file aside.
-std::map<std::string, std::string> files_of(const std::string& dir) {
-  std::map<std::string, std::string> out;
-  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().filename() != FolderLock::kFile)
-      out[fs::relative(e.path(), dir).string()] = read_file(e.path().string());
-  return out;
-}
-
-}  // namespace
+using testing::files_below;
 
 TEST_CASE("the lock removes temporaries only of tapir's names, only in a folder tapir marked") {
   TempDir tmp;
@@ -87,12 +77,12 @@ TEST_CASE("search --force replaces only tapir's search folder, and only the file
   const std::string dir = tmp.folder("theirs");
   tmp.write("theirs/search.json", "{\"mine\": true}\n");
   tmp.write("theirs/data.csv", "1,2,3\n");
-  const auto before = files_of(dir);
+  const auto before = files_below(dir);
   CHECK(test_support::error_of([&] { SearchFolder(dir).check_replaceable(true); }) ==
         "--force replaces only a tapir search folder, and " + dir +
             " is not one (no .tapir marker of a search and no readable tapir search.json; it "
             "holds data.csv, search.json); choose another --out or remove it yourself");
-  CHECK(files_of(dir) == before);
+  CHECK(files_below(dir) == before);
   CHECK(!fs::exists(dir + "/.lock"));
 
   const std::string ours = tmp.folder("ours");
@@ -107,9 +97,10 @@ TEST_CASE("search --force replaces only tapir's search folder, and only the file
   const SearchFolder folder(ours);
   CHECK(folder.check_replaceable(true));
   folder.clear();
-  CHECK(files_of(ours) == std::map<std::string, std::string>{{".tapir", "tapir search folder\n"},
-                                                             {"notes.md", "mine"},
-                                                             {"snapshots/my-notes.txt", "mine"}});
+  CHECK(files_below(ours) ==
+        std::map<std::string, std::string>{{".tapir", "tapir search folder\n"},
+                                           {"notes.md", "mine"},
+                                           {"snapshots/my-notes.txt", "mine"}});
   CHECK(!fs::exists(ours + "/models"));
 }
 
@@ -117,12 +108,12 @@ TEST_CASE("compare and robust-compare refuse an --out folder that is not a tapir
   TempDir tmp;
   const std::string dir = tmp.folder("report");
   tmp.write("report/compare.md", "another program's table\n");
-  const auto before = files_of(dir);
+  const auto before = files_below(dir);
   CHECK(test_support::error_of([&] { check_new_or_owned(dir, "comparison folder"); }) ==
         "comparison folder " + dir +
             " is not a tapir comparison folder (no .tapir marker; it holds compare.md); tapir "
             "changes only folders it made: choose another --out or remove it yourself");
-  CHECK(files_of(dir) == before);
+  CHECK(files_below(dir) == before);
   CHECK(!fs::exists(dir + "/.lock"));
 
   const std::string search = tmp.folder("search");
@@ -189,13 +180,13 @@ TEST_CASE("a finished text run is reused only while its corpus is unchanged") {
   // letter the corpus has, so that the vocabulary, in config.json, stays).
   text[0] = 'o';
   tmp.write("corpus/b.txt", text);
-  const auto before = files_of(dir);
+  const auto before = files_below(dir);
   CHECK_THROWS_WITH_AS(
       train_or_reuse(c, dir, quiet, "baseline"),
       doctest::Contains(
           (dir + " holds a run trained with other contents of " + tmp.file("corpus")).c_str()),
       Error);
-  CHECK(files_of(dir) == before);
+  CHECK(files_below(dir) == before);
 }
 
 TEST_CASE("a finished run is reused only while its input and output files are unchanged") {
@@ -219,12 +210,12 @@ TEST_CASE("a finished run is reused only while its input and output files are un
   // The same path, other contents.
   arch.functions.front().values[0] += 0.5f;
   save_architecture(arch_path, arch);
-  const auto before = files_of(dir);
+  const auto before = files_below(dir);
   CHECK_THROWS_WITH_AS(
       train_or_reuse(c, dir, quiet, "arch"),
       doctest::Contains((dir + " holds a run trained with other contents of " + arch_path).c_str()),
       Error);
-  CHECK(files_of(dir) == before);
+  CHECK(files_below(dir) == before);
 
   // Its metrics cut short.
   const std::string plain = tmp.file("cmp/baseline/seed-0");
@@ -234,11 +225,11 @@ TEST_CASE("a finished run is reused only while its input and output files are un
   std::string text = read_file(metrics);
   text.erase(text.rfind('\n', text.size() - 2) + 1);
   write_file_atomic(metrics, text);
-  const auto cut = files_of(plain);
+  const auto cut = files_below(plain);
   CHECK_THROWS_WITH_AS(
       train_or_reuse(base, plain, quiet, "baseline"),
       doctest::Contains((metrics + " is not the file the finished run left").c_str()), Error);
-  CHECK(files_of(plain) == cut);
+  CHECK(files_below(plain) == cut);
 
   // A run finished before fingerprints were kept cannot be checked.
   write_file_atomic(plain + "/finished", "20\n");
@@ -280,6 +271,6 @@ TEST_CASE("a refused train, resume or search resume leaves a folder as it was, w
   CHECK_THROWS_WITH_AS(Trainer::resume(dir), doctest::Contains("no config.json in it"), Error);
   CHECK_THROWS_WITH_AS(resume_search_job(dir, 0, std::nullopt, std::nullopt, true),
                        doctest::Contains("no search.json in it"), Error);
-  CHECK(files_of(dir) == std::map<std::string, std::string>{{"notes.txt", "mine"}});
+  CHECK(files_below(dir) == std::map<std::string, std::string>{{"notes.txt", "mine"}});
   CHECK(!fs::exists(dir + "/.lock"));
 }

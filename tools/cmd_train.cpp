@@ -47,6 +47,15 @@ std::unique_ptr<Trainer> resume_trainer(const CLI::App& cmd, const TrainCommandO
   TAPIR_CHECK(!steps_given || o.train.config.steps >= 1, "--steps must be at least 1, got ",
               o.train.config.steps);
   // --device given: the run continues there (checkpoints do not depend on it).
+  // A text run continues on the bytes it started with, or not at all.
+  const RunFolder folder(o.resume);
+  if (folder.has(RunFolder::kConfig)) {
+    TrainConfig started = folder.read_config(/*check_task=*/false);
+    folder.use_own_tokenizer(started);  // as the resumed run reads it
+    folder.check_same_inputs(started, /*required=*/false,
+                             "cannot resume " + o.resume + ": it is a run",
+                             "put the file back as it was, or start a new run with --out");
+  }
   const auto resume = [&](bool writes) {
     return Trainer::resume(
         o.resume, steps_given ? o.train.config.steps : 0,
@@ -73,8 +82,12 @@ std::unique_ptr<Trainer> start_trainer(CLI::App& cmd, TrainCommandOptions& o, bo
   TrainConfig config = finish_train_options(cmd, o.train);
   const std::string note = settings_note(o.train, config.task, recommend_unless_given(cmd, config));
   if (!o.quiet && !note.empty()) std::printf("%s\n", note.c_str());
+  const Json inputs = RunFolder::input_fingerprints(config);  // before the task reads them
   std::unique_ptr<Trainer> trainer = make_trainer(config, root ? o.out : "");
-  if (root) trainer->start_fresh(o.force);
+  if (root) {
+    trainer->start_fresh(o.force);
+    RunFolder(o.out).record_inputs(inputs);
+  }
   if (!o.quiet)
     std::printf("%s\nmodel: %lld parameters, %lld layers, width %lld, %lld heads\n",
                 trainer->task().describe().c_str(),
