@@ -122,9 +122,13 @@ TrainConfig RunFolder::read_config(bool check_task) const {
 
 Json RunFolder::input_fingerprints(const TrainConfig& config) {
   Json files = Json::object();
-  if (!config.arch_file.empty()) files.set(config.arch_file, file_fingerprint(config.arch_file));
-  if (const std::string tokenizer = tokenizer_path(config.task_options); !tokenizer.empty())
-    files.set(tokenizer, file_fingerprint(tokenizer));
+  // A file that is not there is left out: what reads it says so, in its words.
+  const auto add_file = [&](const std::string& path) {
+    std::error_code ec;
+    if (!path.empty() && fs::is_regular_file(path, ec)) files.set(path, file_fingerprint(path));
+  };
+  add_file(config.arch_file);
+  add_file(tokenizer_path(config.task_options));
   if (config.task == "text" && config.task_options.has("path")) {
     const std::string corpus = config.task_options.values().at("path");
     files.set(corpus, bytes_fingerprint(read_text_corpus(corpus)));

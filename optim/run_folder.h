@@ -83,8 +83,9 @@ class RunFolder {
   // The files a run reads besides its folder, by path, with their
   // fingerprints now: its architecture file, its tokenizer, and a text
   // task's corpus (as the task reads it: a directory's files in order),
-  // under the `path` option's value. Taken before the task reads them, so
-  // a file changed meanwhile shows at the next check.
+  // under the `path` option's value (a missing file is left out: what reads
+  // it fails naming it). Taken before the task reads them, so a file
+  // changed meanwhile shows at the next check.
   static Json input_fingerprints(const TrainConfig& config);
   // Writes inputs.json.
   void record_inputs(const Json& fingerprints) const;
