@@ -11,9 +11,12 @@
 #include "base/json.h"
 #include "lab/arch_plot.h"
 #include "lab/compare.h"
+#include "lab/folder_state.h"
 #include "lab/svg.h"
 #include "nn/architecture.h"
+#include "optim/run_folder.h"
 #include "optim/search.h"
+#include "optim/search_config.h"
 #include "optim/train_config.h"
 
 namespace tapir {
@@ -26,15 +29,26 @@ std::string html_escape(const std::string& s) {
   return svg_escape(s);
 }
 
-std::string page(const std::string& title, const std::string& body) {
-  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
+// The page. `status` (what is still being written; "" when nothing) heads
+// it, and `refresh_s` > 0 makes a browser load it again after that many
+// seconds.
+std::string page(const std::string& title, const std::string& body, const std::string& status,
+                 int refresh_s) {
+  const std::string refresh =
+      refresh_s > 0 ? "<meta http-equiv=\"refresh\" content=\"" + std::to_string(refresh_s) + "\">"
+                    : "";
+  const std::string status_style = status.empty() ? "" : ".in-progress{color:#a60}";
+  const std::string status_line =
+      status.empty() ? "" : "<p class=\"in-progress\"><b>" + html_escape(status) + "</b></p>\n";
+  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">" + refresh + "<title>" +
+         html_escape(title) +
          "</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;"
          "padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0}"
          "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f4f4f4}"
          "td:first-child{text-align:left}pre{background:#f7f7f7;padding:1em;overflow:auto}"
-         ".warning{color:#a00;border-left:4px solid #a00;padding-left:.5em}"
-         "</style></head><body>\n<h1>" +
-         html_escape(title) + "</h1>\n" + body + "</body></html>\n";
+         ".warning{color:#a00;border-left:4px solid #a00;padding-left:.5em}" +
+         status_style + "</style></head><body>\n<h1>" + html_escape(title) + "</h1>\n" +
+         status_line + body + "</body></html>\n";
 }
 
 // Markdown as tapir writes it (pipe tables, each after a line of text) as
@@ -73,12 +87,16 @@ struct Metrics {
       loss;                                 // split -> (step, v)
   std::map<std::string, Json> last_groups;  // split -> groups of its last evaluation
   std::string group_by;
+  std::string first_split;  // the split each evaluation logs first
 };
 
-Metrics read_metrics(const std::string& path) {
+// A run that is still being written may have logged nothing yet.
+Metrics read_metrics(const std::string& path, bool in_progress = false) {
   Metrics m;
+  if (in_progress && !fs::exists(path)) return m;
   read_json_lines(path, [&](const Json& j) {
     const std::string split = j.at("split").as_string();
+    if (m.first_split.empty()) m.first_split = split;
     const double step = j.at("step").as_double();
     m.accuracy[split].push_back({step, j.at("accuracy").as_double()});
     m.loss[split].push_back({step, j.at("loss").as_double()});
@@ -108,9 +126,9 @@ SvgPanel curve_panel(const std::string& title, const std::string& y_label,
   return p;
 }
 
-std::string run_section(const std::string& dir) {
+std::string run_section(const std::string& dir, bool in_progress) {
   std::string body;
-  const Metrics m = read_metrics((fs::path(dir) / "metrics.jsonl").string());
+  const Metrics m = read_metrics((fs::path(dir) / "metrics.jsonl").string(), in_progress);
   body += "<h2>Learning curves</h2>\n" +
           svg_figure("", {curve_panel("accuracy", "accuracy", m.accuracy),
                           curve_panel("loss", "loss (nats per token)", m.loss)});
@@ -276,14 +294,16 @@ std::string compare_section(const std::string& dir) {
   return body;
 }
 
-std::string search_section(const std::string& dir) {
+std::string search_section(const std::string& dir, bool in_progress) {
   std::string body = "<h2>Stage I search</h2>\n";
   std::map<std::string, std::vector<std::pair<double, double>>> acc, loss;
-  read_json_lines((fs::path(dir) / "search.jsonl").string(), [&](const Json& j) {
-    acc["models' mean test accuracy"].push_back(
-        {j.at("step").as_double(), j.at("mean_test_accuracy").as_double()});
-    loss["D_arch loss"].push_back({j.at("step").as_double(), j.at("arch_loss").as_double()});
-  });
+  const std::string log = (fs::path(dir) / "search.jsonl").string();
+  if (!in_progress || fs::exists(log))  // a search still being written may have logged nothing
+    read_json_lines(log, [&](const Json& j) {
+      acc["models' mean test accuracy"].push_back(
+          {j.at("step").as_double(), j.at("mean_test_accuracy").as_double()});
+      loss["D_arch loss"].push_back({j.at("step").as_double(), j.at("arch_loss").as_double()});
+    });
   const fs::path result = fs::path(dir) / "search_result.json";
   if (fs::exists(result)) {
     const SearchOutcome outcome = read_json_file(result.string(), SearchOutcome::from_json);
@@ -314,16 +334,92 @@ std::string transfer_section(const std::string& dir) {
          read_file((fs::path(dir) / "transfer.svg").string());
 }
 
+// The number as the tables show it.
+std::string fixed4(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", v);
+  return text;
+}
+
+// A comparison or transfer still being written: a row for each run and
+// search found so far, where it stands, and the curves of each run's first
+// split (of a search, its models' mean test accuracy), one colour per
+// folder of runs (a variant, a cell).
+std::string live_section(const FolderState& state) {
+  std::string rows;
+  SvgPanel acc, loss;
+  acc.title = "accuracy (first split; a search: models' mean)";
+  loss.title = "loss (first split)";
+  acc.x_label = loss.x_label = "step";
+  acc.y_label = "accuracy";
+  loss.y_label = "loss";
+  std::map<std::string, size_t> colours;  // folder of runs -> palette index
+  for (const RunState& run : state.runs) {
+    const std::string group = run.search ? run.label : fs::path(run.label).parent_path().string();
+    const auto [colour, first] = colours.emplace(group, colours.size());
+    SvgSeries a, l;
+    a.label = l.label = first ? group : "";
+    a.color = l.color = svg_palette(colour->second);
+    int64_t steps = 0;
+    std::string last = "none yet";
+    if (run.search) {
+      const fs::path dir(run.dir);
+      steps = read_json_file((dir / "search.json").string(), SearchConfig::from_json).steps;
+      const std::string log = (dir / "search.jsonl").string();
+      if (fs::exists(log))
+        read_json_lines(log, [&](const Json& j) {
+          a.x.push_back(j.at("step").as_double());
+          a.y.push_back(j.at("mean_test_accuracy").as_double());
+        });
+      if (!a.y.empty()) last = "models' mean test accuracy " + fixed4(a.y.back());
+    } else {
+      steps = RunFolder(run.dir).read_config(/*check_task=*/false).steps;
+      const Metrics m = read_metrics((fs::path(run.dir) / "metrics.jsonl").string(), true);
+      if (!m.first_split.empty()) {
+        for (const auto& [x, y] : m.accuracy.at(m.first_split)) {
+          a.x.push_back(x);
+          a.y.push_back(y);
+        }
+        for (const auto& [x, y] : m.loss.at(m.first_split)) {
+          l.x.push_back(x);
+          l.y.push_back(y);
+        }
+        last = m.first_split + " accuracy " + fixed4(a.y.back());
+      }
+    }
+    const std::string step = a.x.empty() ? "-" : std::to_string(int64_t(a.x.back()));
+    rows += "<tr><td>" + html_escape(run.label) + "</td><td>" + step + "</td><td>" +
+            std::to_string(steps) + "</td><td>" + html_escape(last) + "</td>" +
+            (run.in_progress ? "<td class=\"in-progress\">in progress</td>" : "<td>finished</td>") +
+            "</tr>\n";
+    acc.series.push_back(std::move(a));
+    if (!run.search) loss.series.push_back(std::move(l));
+  }
+  return "<h2>Runs so far</h2>\n<table><tr><th>run</th><th>last evaluation at step</th>"
+         "<th>of steps</th><th>last evaluation</th><th>status</th></tr>\n" +
+         rows + "</table>\n" + svg_figure("", {acc, loss});
+}
+
 }  // namespace
 
 std::string build_report(const std::string& dir) {
+  return build_report(dir, folder_state(dir), {});
+}
+
+std::string build_report(const std::string& dir, const FolderState& state,
+                         const ReportOptions& options) {
   TAPIR_CHECK(fs::is_directory(dir), "report: ", dir, " is not a folder");
-  const fs::path d(dir);
-  if (fs::exists(d / "transfer.json")) return page("tapir transfer: " + dir, transfer_section(dir));
-  if (fs::exists(d / "compare.json")) return page("tapir compare: " + dir, compare_section(dir));
-  if (fs::exists(d / "search.json")) return page("tapir search: " + dir, search_section(dir));
-  if (fs::exists(d / "metrics.jsonl") && fs::exists(d / "config.json"))
-    return page("tapir run: " + dir, run_section(dir));
+  const bool finished = state.finished();
+  auto shown = [&](const char* command, const std::string& body) {
+    return page(std::string("tapir ") + command + ": " + dir, body, finished ? "" : state.summary(),
+                options.refresh_s);
+  };
+  if (state.kind == "transfer")
+    return shown("transfer", finished ? transfer_section(dir) : live_section(state));
+  if (state.kind == "comparison")
+    return shown("compare", finished ? compare_section(dir) : live_section(state));
+  if (state.kind == "search") return shown("search", search_section(dir, !finished));
+  if (state.kind == "run") return shown("run", run_section(dir, !finished));
   fail("report: ", dir,
        " holds no tapir run (config.json + metrics.jsonl), comparison (compare.json), search "
        "(search.json) or transfer (transfer.json)");
