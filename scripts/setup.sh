@@ -8,9 +8,10 @@ set -euo pipefail
 # libxsmm-dev: the libxsmm products of `tapir bench --gemm` (optional to the build).
 # libsentencepiece-dev: subword tokenizers (`tapir tokenizer train`, the text task).
 # groff-base: the test that renders every man page `tapir man` writes.
+# chromium: the test that loads the page of `tapir report --watch` in a browser.
 packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev
   nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev libsentencepiece-dev
-  groff-base)
+  groff-base chromium)
 
 missing=()
 for p in "${packages[@]}"; do
