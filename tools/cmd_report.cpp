@@ -130,12 +130,15 @@ Command add_report_command(CLI::App& app) {
                                    "Write the report again whenever a file under DIR changes, "
                                    "until the experiment has finished (or Ctrl-C); the page "
                                    "reloads itself meanwhile");
-  cmd->add_option("--interval", *interval, "Seconds between looks at DIR with --watch")
-      ->check(CLI::Range(0.1, 3600.0))
+  // Its range is checked when it runs: CLI::Range would keep NaN out of
+  // reach of make_numbers_strict (tools/options.h).
+  cmd->add_option("--interval", *interval, "Seconds between looks at DIR with --watch, 0.1 to 3600")
       ->needs(watch_flag)
       ->capture_default_str();
   return {cmd, [dir, out, watch, interval]() {
             const std::string path = out->empty() ? *dir + "/report.html" : *out;
+            TAPIR_CHECK(*interval >= 0.1 && *interval <= 3600,
+                        "--interval: expected seconds from 0.1 to 3600, got ", *interval);
             refuse_report_over_input(path, *dir);
             if (*watch) return watch_report(*dir, path, *interval);
             write_file_atomic(path, build_report(*dir));
