@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/file_io.h"
+#include "base/folder_lock.h"
 #include "base/json.h"
 #include "lab/arch_plot.h"
 #include "lab/compare.h"
@@ -418,8 +419,11 @@ std::string build_report(const std::string& dir, const FolderState& state,
     return shown("transfer", finished ? transfer_section(dir) : live_section(state));
   if (state.kind == "comparison")
     return shown("compare", finished ? compare_section(dir) : live_section(state));
-  if (state.kind == "search") return shown("search", search_section(dir, !finished));
-  if (state.kind == "run") return shown("run", run_section(dir, !finished));
+  // A log not written yet reads as empty only in a folder a tapir command
+  // marked as its own (base/folder_lock.h): any other must hold it.
+  const bool being_written = !finished && !owned_kind(dir).empty();
+  if (state.kind == "search") return shown("search", search_section(dir, being_written));
+  if (state.kind == "run") return shown("run", run_section(dir, being_written));
   fail("report: ", dir,
        " holds no tapir run (config.json + metrics.jsonl), comparison (compare.json), search "
        "(search.json) or transfer (transfer.json)");
