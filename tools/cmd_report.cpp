@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/file_io.h"
+#include "base/folder_lock.h"
 #include "lab/folder_state.h"
 #include "lab/report.h"
 #include "tools/commands.h"
@@ -70,6 +71,9 @@ int watch_report(const std::string& dir, const std::string& out, double interval
     if (!fingerprint.empty() && fingerprint == rendered) {
       if (finished) return 0;
     } else if (const FolderState state = folder_state(dir); state.kind.empty()) {
+      const std::string marker = owned_kind(dir);  // of a folder the report does not read
+      TAPIR_CHECK(marker.empty(), "report: ", dir, " is a tapir ", marker,
+                  ", which the report does not read");
       if (!waiting)
         std::fprintf(stderr,
                      "report: waiting for %s to hold a run, comparison, search or transfer\n",
