@@ -36,6 +36,10 @@ refuse numbers "models" @ search "${T[@]}" --models 0 --out new
 refuse numbers "--threshold" @ compare "${T[@]}" --threshold 1.5 --out new
 refuse numbers "--threshold" @ compare "${T[@]}" --threshold nan --out new
 refuse numbers "--threshold" @ compare "${T[@]}" --threshold 0.5,0.5 --out new
+for value in abc nan inf 0 -1 3601 ""; do
+  refuse numbers "--interval" @ report run --watch --interval "$value"
+done
+refuse numbers "--interval requires --watch" @ report run --interval 2
 refuse numbers "gamma" @ robust --checkpoint run --gamma -1 --svg none
 refuse numbers "--gamma" @ robust --checkpoint run --gamma abc --svg none
 refuse numbers "--gamma" @ robust --checkpoint run --gamma 1,,2 --svg none
