@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `tapir report --watch` on a comparison while it trains, read in a real
 # browser. Headless Chromium loads the page of a live `tapir compare` (held
-# still with SIGSTOP while the browser reads it, so that no machine is too
-# fast or too slow for it) and the DOM it builds must hold the runs table's
+# still with SIGSTOP from its first run's second evaluation until the
+# browser has read it, so that no machine is too fast or too slow for it) and the DOM it builds must hold the runs table's
 # rows, the chart, the "in progress" marker and the refresh tag. Once the
 # comparison has finished, the watch must end by itself (exit 0) and leave
 # the plain report: the comparison table and chart, no marker, no refresh
@@ -85,12 +85,23 @@ pids+=("$compare")
 watch=$!
 pids+=("$watch")
 
+# The comparison is held still as soon as its first run has logged two
+# evaluations (two lines per evaluation: test and train), however fast the
+# machine: the watch then renders a page with that run in progress.
+two_evaluations() {
+  local metrics
+  for metrics in cmp/*/seed-*/metrics.jsonl; do
+    [ -f "$metrics" ] && [ "$(wc -l <"$metrics")" -ge 4 ] && return 0
+  done
+  return 1
+}
+wait_for 40 two_evaluations || fail "the comparison logged no two evaluations: $(tail -5 compare.out)"
+kill -STOP "$compare"
 live_page() {
   grep -qs 'class="in-progress">in progress</td>' cmp/report.html &&
     grep -qs '<polyline' cmp/report.html
 }
 wait_for 40 live_page || fail "no page with a run in progress and its curves; watch said: $(cat watch.out watch.err)"
-kill -STOP "$compare"
 # The page the watch writes while the comparison is held still.
 settled() {
   local before
