@@ -375,6 +375,10 @@ refuse names "vocab and tokenizer" @ train "${X[@]}" --opt tokenizer=tok.model -
   --out new
 refuse names "--type" @ tokenizer train --path corpus.txt --type wordpiece --out new.model
 refuse numbers "--vocab-size" @ tokenizer train --path corpus.txt --vocab-size 257 --out new.model
+# A range check alone lets NaN through (its comparisons are false).
+for flag in test-frac character-coverage; do
+  refuse numbers "--$flag: expected" @ tokenizer train --path corpus.txt --$flag nan --out new.model
+done
 refuse numbers "--vocab-size" @ tokenizer train --path corpus.txt --vocab-size abc --out new.model
 refuse numbers "Vocabulary size too high" @ tokenizer train --path corpus.txt --vocab-size 99999 \
   --out new.model

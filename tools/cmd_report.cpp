@@ -134,8 +134,7 @@ Command add_report_command(CLI::App& app) {
                                    "Write the report again whenever a file under DIR changes, "
                                    "until the experiment has finished (or Ctrl-C); the page "
                                    "reloads itself meanwhile");
-  // Its range is checked when it runs: CLI::Range would keep NaN out of
-  // reach of make_numbers_strict (tools/options.h).
+  // Its range is checked when it runs, with the unit in the message.
   cmd->add_option("--interval", *interval, "Seconds between looks at DIR with --watch, 0.1 to 3600")
       ->needs(watch_flag)
       ->capture_default_str();

@@ -97,7 +97,10 @@ SplineGrid SplineGridOptions::grid() const {
 
 void make_numbers_strict(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
-    const std::string type = option->get_type_name();
+    // "FLOAT", or "FLOAT:FLOAT in [0.01 - 0.5]" once a range check is added
+    // (whose comparisons a NaN passes).
+    const std::string full_type = option->get_type_name();
+    const std::string type = full_type.substr(0, full_type.find(':'));
     const std::string flag = option->get_name();
     std::function<void(const std::string&)> check;
     if (type == "INT")
