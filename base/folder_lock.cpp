@@ -5,12 +5,17 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "base/error.h"
 #include "base/file_io.h"
@@ -172,6 +177,29 @@ FolderLock::FolderLock(const std::string& dir, const std::string& what,
 
 FolderLock::~FolderLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the flock
+}
+
+bool folder_has_writer(const std::string& dir) {
+  struct stat lock;
+  if (::stat((fs::path(dir) / FolderLock::kFile).c_str(), &lock) != 0) return false;
+  std::ifstream table("/proc/locks");
+  if (!table) return true;
+  // "1: FLOCK  ADVISORY  WRITE 4711 08:01:1234567 0 EOF": a lock, its holder
+  // and its file as MAJOR:MINOR:INODE (hexadecimal device numbers); a line
+  // with "->" after the number is a process waiting for that lock.
+  char device[64];
+  std::snprintf(device, sizeof device, "%02x:%02x:%llu", major(lock.st_dev), minor(lock.st_dev),
+                static_cast<unsigned long long>(lock.st_ino));
+  std::string line;
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string number, kind, mode, access, pid, file;
+    fields >> number >> kind;
+    if (kind == "->") continue;
+    fields >> mode >> access >> pid >> file;
+    if (kind == "FLOCK" && access == "WRITE" && file == device) return true;
+  }
+  return false;
 }
 
 int remove_stale_temporaries(const std::string& dir, const std::vector<std::string>& written) {

@@ -42,6 +42,12 @@ class FolderLock {
   int fd_ = -1;
 };
 
+// Whether a writer holds DIR's lock now (an exclusive flock on DIR/.lock),
+// read from the kernel's table of locks (/proc/locks) without touching the
+// lock, so that a writer about to take it is never turned away. False when
+// DIR has no lock file; true when the table cannot be read (not known).
+bool folder_has_writer(const std::string& dir);
+
 // The marker's file name.
 constexpr const char* kMarkerFile = ".tapir";
 

@@ -94,6 +94,17 @@ int FolderState::in_progress() const {
 
 std::string FolderState::summary() const {
   if (finished()) return "finished";
+  if (stopped()) {
+    const std::string what = kind == "search" ? "the search"
+                             : kind == "run"  ? "the run"
+                                              : count(runs.size(), "run");
+    const int open = in_progress();
+    return "stopped" +
+           (kind == "search" || kind == "run" || open == 0
+                ? " before its end"
+                : " with " + std::to_string(open) + " of " + what + " unfinished") +
+           "; no tapir process writes it";
+  }
   if (kind == "search") return "the search in progress";
   if (kind == "run") return "the run in progress";
   const int running = in_progress();
@@ -110,6 +121,7 @@ FolderState folder_state(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(top, ec)) return state;
   state.kind = kind_of(top);
+  state.writer = !state.kind.empty() && folder_has_writer(dir);
   // The latest end of a run: the experiment's result must be written after it.
   fs::file_time_type last_end = fs::file_time_type::min();
   auto add_run = [&](const fs::path& run, bool search) {

@@ -38,10 +38,17 @@ struct FolderState {
   // compare.json, transfer.json or search_result.json, or the run's end.
   bool result = false;
 
+  // A tapir process holds the folder's lock (base/folder_lock.h): the
+  // experiment is being written. An unfinished one without is stopped
+  // (killed, or cut short) until a command takes it up again.
+  bool writer = true;
+
   int in_progress() const;
   bool finished() const { return !kind.empty() && result && in_progress() == 0; }
+  bool stopped() const { return !kind.empty() && !finished() && !writer; }
   // "2 of 6 runs in progress", "the search in progress", "all 6 runs
-  // finished; compare.json not written yet", or "finished".
+  // finished; compare.json not written yet", "stopped with 2 of 6 runs
+  // unfinished; no tapir process writes it", or "finished".
   std::string summary() const;
 };
 

@@ -391,7 +391,9 @@ std::string live_section(const FolderState& state) {
     const std::string step = a.x.empty() ? "-" : std::to_string(int64_t(a.x.back()));
     rows += "<tr><td>" + html_escape(run.label) + "</td><td>" + step + "</td><td>" +
             std::to_string(steps) + "</td><td>" + html_escape(last) + "</td>" +
-            (run.in_progress ? "<td class=\"in-progress\">in progress</td>" : "<td>finished</td>") +
+            (!run.in_progress ? "<td>finished</td>"
+             : state.writer   ? "<td class=\"in-progress\">in progress</td>"
+                              : "<td class=\"in-progress\">stopped</td>") +
             "</tr>\n";
     acc.series.push_back(std::move(a));
     if (!run.search) loss.series.push_back(std::move(l));

@@ -7,7 +7,9 @@
 # comparison has finished, the watch must end by itself (exit 0) and leave
 # the plain report: the comparison table and chart, no marker, no refresh
 # tag. First, a watch of a folder that does not exist yet must say what it
-# waits for and end on SIGINT with exit 0, writing nothing.
+# waits for and end on SIGINT with exit 0, writing nothing; and the watch of
+# a comparison that is killed must end by itself with its page marked
+# stopped.
 #   report_watch_browser.sh TAPIR WORK_DIR
 # Exits 77 (skipped) when Chromium is not installed (scripts/setup.sh
 # installs it).
@@ -75,6 +77,26 @@ rc=0
 wait "$watch" || rc=$?
 [ "$rc" -eq 0 ] || fail "SIGINT ended the watch of a missing folder with exit $rc"
 [ ! -e later ] || fail "the watch of a missing folder wrote something there"
+
+# --- a comparison killed while the watch follows it ----------------------
+"$tapir" compare --task modadd --p 11 --width 16 --layers 1 --steps 100000 --eval-every 20 \
+  --seeds 2 --threads 1 --out killed --quiet >killed.out 2>&1 &
+compare=$!
+pids+=("$compare")
+"$tapir" report --watch killed --interval 0.2 >killed-watch.out 2>killed-watch.err &
+watch=$!
+pids+=("$watch")
+wait_for 40 grep -Eqs '\([0-9]+ of [0-9]+ runs? in progress\)' killed-watch.out ||
+  fail "the watch showed no run in progress: $(cat killed-watch.out killed-watch.err)"
+kill -KILL "$compare"
+wait_for 30 stopped "$watch" || fail "the watch did not end after the comparison was killed"
+rc=0
+wait "$watch" || rc=$?
+[ "$rc" -eq 0 ] || fail "the watch of a killed comparison exited $rc: $(cat killed-watch.err)"
+last=$(tail -1 killed-watch.out)
+[[ $last =~ ^rendered\ killed/report.html\ \(stopped\ with\ [0-9]+\ of\ [0-9]+\ runs?\ unfinished\;\ no\ tapir\ process\ writes\ it\)$ ]] ||
+  fail "the watch's last line does not say the comparison stopped: $last"
+grep -q 'http-equiv' killed/report.html && fail "the stopped comparison's page still reloads itself"
 
 # --- a live comparison --------------------------------------------------
 "$tapir" compare --task modadd --p 11 --width 16 --layers 1 --steps 400 --eval-every 20 \

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "base/file_io.h"
@@ -16,6 +17,8 @@
 #include "lab/folder_state.h"
 #include "lab/report.h"
 #include "optim/model_run.h"
+#include "optim/run_folder.h"
+#include "optim/search_folder.h"
 #include "tests/test_support.h"
 #include "tests/tiny_config.h"
 
@@ -81,8 +84,10 @@ TEST_CASE("report watch: a comparison has finished when compare.json follows eve
   TempDir dir;
   const std::string top = dir.path().string();
   CHECK(folder_state(dir.file("missing")).kind.empty());
-  CHECK(folder_state(top).kind.empty());  // empty: nothing to tell yet
-  mark_folder(top, "comparison folder");  // what compare writes first
+  CHECK(folder_state(top).kind.empty());              // empty: nothing to tell yet
+  mark_folder(top, "comparison folder");              // what compare writes first
+  CHECK(folder_state(top).stopped());                 // and no process writes it
+  const FolderLock writer(top, "comparison folder");  // as compare holds it
   FolderState s = folder_state(top);
   CHECK(s.kind == "comparison");
   CHECK(s.summary() == "no run started yet");
@@ -118,6 +123,7 @@ TEST_CASE("report watch: a comparison has finished when compare.json follows eve
 TEST_CASE("report watch: a run, a search and a transfer, each by what it writes last") {
   TempDir run;
   run_folder(run, ".", metrics_line(10, "test", 0.5));
+  const FolderLock run_writer(run.path().string(), RunFolder::kKind);
   FolderState s = folder_state(run.path().string());
   CHECK(s.kind == "run");
   CHECK(s.summary() == "the run in progress");
@@ -126,6 +132,7 @@ TEST_CASE("report watch: a run, a search and a transfer, each by what it writes 
 
   TempDir search;
   search.write("search.json", "{}\n");
+  const FolderLock search_writer(search.path().string(), SearchFolder::kKind);
   s = folder_state(search.path().string());
   CHECK(s.kind == "search");
   CHECK(s.summary() == "the search in progress");
@@ -135,6 +142,7 @@ TEST_CASE("report watch: a run, a search and a transfer, each by what it writes 
   TempDir transfer;
   const std::string top = transfer.path().string();
   mark_folder(top, "transfer folder");
+  const FolderLock transfer_writer(top, "transfer folder");
   transfer.write("search-add/search.json", "{}\n");
   transfer.write("search-add/models/model-0/config.json", "{}\n");  // not a run of its own
   run_folder(transfer, "cells/baseline-add/seed-0", metrics_line(10, "test", 0.5));
@@ -186,6 +194,7 @@ TEST_CASE("report watch: the page of a comparison in progress marks its runs, th
   mark_folder(top, "comparison folder");
   run_folder(dir, "baseline/seed-0", metrics_line(20, "test", 0.9));
   run_folder(dir, "baseline/seed-1", "");  // started, nothing logged yet
+  auto writer = std::make_unique<FolderLock>(top, "comparison folder");
   const std::string live = build_report(top, folder_state(top), {.refresh_s = 2});
   CHECK(contains(live, "<meta http-equiv=\"refresh\" content=\"2\">"));
   CHECK(contains(live, "<b>1 of 2 runs in progress</b>"));
@@ -198,4 +207,28 @@ TEST_CASE("report watch: the page of a comparison in progress marks its runs, th
   CHECK(contains(live, "<svg"));
   // Without refresh_s (the one-shot report) the page has no refresh tag.
   CHECK_FALSE(contains(build_report(top), "http-equiv"));
+
+  // The writer gone (killed): the unfinished run is stopped, not in progress.
+  writer.reset();
+  const FolderState stopped = folder_state(top);
+  CHECK(stopped.stopped());
+  CHECK_FALSE(stopped.finished());
+  CHECK(stopped.summary() == "stopped with 1 of 2 runs unfinished; no tapir process writes it");
+  const std::string page = build_report(top, stopped, {});
+  CHECK(contains(page, "<b>stopped with 1 of 2 runs unfinished; no tapir process writes it</b>"));
+  CHECK(contains(page, "<td class=\"in-progress\">stopped</td></tr>"));
+  CHECK_FALSE(contains(page, "in progress</td>"));
+}
+
+TEST_CASE("report watch: a folder has a writer exactly while its lock is held") {
+  TempDir dir;
+  const std::string top = dir.path().string();
+  CHECK_FALSE(folder_has_writer(top));  // no lock file
+  {
+    const FolderLock lock(top, RunFolder::kKind);
+    CHECK(folder_has_writer(top));
+    CHECK_FALSE(folder_has_writer(dir.folder("other")));
+  }
+  CHECK(fs::exists(dir.file(FolderLock::kFile)));  // the file stays, the lock goes
+  CHECK_FALSE(folder_has_writer(top));
 }

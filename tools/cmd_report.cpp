@@ -54,10 +54,18 @@ void write_page(const std::string& out, const std::string& html, const FolderSta
   std::fflush(stdout);
 }
 
+// The experiment will not change any more: it finished, or no tapir process
+// writes it (killed or cut short: a later command may take it up, and a new
+// watch with it).
+bool ended(const FolderState& state) {
+  return state.finished() || state.stopped();
+}
+
 // Looks at DIR every `interval_s` seconds and renders the page on every
 // change of its files, with a refresh tag while the experiment runs. Ends
-// when a finished experiment's files have stayed as they were for one look,
-// or on SIGINT or SIGTERM, with the page rendered once more without the tag.
+// when a finished or stopped experiment's files have stayed as they were
+// for one look, or on SIGINT or SIGTERM, with the page rendered once more
+// without the tag.
 int watch_report(const std::string& dir, const std::string& out, double interval_s) {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
@@ -82,7 +90,7 @@ int watch_report(const std::string& dir, const std::string& out, double interval
     } else {
       std::string html;
       try {
-        html = build_report(dir, state, state.finished() ? ReportOptions{} : live);
+        html = build_report(dir, state, ended(state) ? ReportOptions{} : live);
       } catch (const Error& e) {
         // Most likely a file read while it was being written: read again at
         // the next look, and say why once.
@@ -94,7 +102,7 @@ int watch_report(const std::string& dir, const std::string& out, double interval
       }
       write_page(out, html, state, written);
       rendered = fingerprint;
-      finished = state.finished();
+      finished = ended(state);
       error.clear();
     }
     sleep_unless_stopped(interval_s);
