@@ -3,8 +3,8 @@
 # (tools/cmd_shell.cpp, tools/CMakeLists.txt):
 #   - completion, sourced into bash, offers what a user expects: command
 #     names, a command's flags, a NAME flag's choices, task names for
-#     --task and `tasks show`, nothing after a numeric flag, files after a
-#     path flag;
+#     --task, `tasks show` and each name of --tasks's list, nothing after a
+#     numeric flag, files after a path flag;
 #   - there is one man page per command, and each names every flag that
 #     `tapir COMMAND --help` prints; where groff or man is installed, every
 #     page renders without a warning.
@@ -38,6 +38,8 @@ offers tapir arch "" "fit-poly stats import"
 offers tapir train --ta "--task"
 offers tapir train --task mo "modadd"
 offers tapir tasks show d "denoise dyck"
+offers tapir transfer --tasks add,d "add,denoise add,dyck"
+offers tapir transfer --tasks add,copy,man "add,copy,mano"
 offers tapir train --mlp-act "" "gelu relu spline poly"
 offers tapir train --device c "cpu cuda"
 offers tapir compare --preset "" "lm-afs"

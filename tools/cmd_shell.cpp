@@ -8,8 +8,8 @@
 // Completion knows every command path, every flag of each, the choices of
 // the flags that take a name (their help ends with ": a | b | c", as
 // add_name_option writes it, or CLI11's {a,b} list), the task names for
-// --task, --tasks and `tasks show`, and leaves every other value to the
-// shell's file completion.
+// --task, --tasks (each name of its comma-separated list) and `tasks show`,
+// and leaves every other value to the shell's file completion.
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -109,6 +109,12 @@ bool takes_value(const CLI::Option& option) {
 // paths and free text).
 std::string value_completion(const CLI::Option& option, bool positional = false) {
   const std::string choices = choices_of(option, positional);
+  // A comma-separated list of choices (--tasks add,mano): each word after
+  // the last comma completes as one choice.
+  std::string help = option.get_description();
+  for (char& c : help) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!choices.empty() && help.find("comma-separated") != std::string::npos)
+    return "@list " + choices;
   if (!choices.empty()) return choices;
   const std::string type = option.get_type_name();
   if (type == "INT" || type == "UINT" || type == "FLOAT" || type == "NUMBER") return "@number";
@@ -186,6 +192,13 @@ _tapir() {
   case "$offer" in
     @number) ;;
     @file) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+    "@list "*)
+      # The words before the last comma stay as typed; no space after, so
+      # that another comma may follow.
+      local head=""
+      [[ $cur == *,* ]] && head="${cur%,*},"
+      mapfile -t COMPREPLY < <(compgen -P "$head" -W "${offer#@list }" -- "${cur##*,}")
+      compopt -o nospace 2>/dev/null || true ;;
     *) mapfile -t COMPREPLY < <(compgen -W "$offer" -- "$cur") ;;
   esac
 }
