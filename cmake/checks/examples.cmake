@@ -14,8 +14,9 @@
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/installed_tapir.cmake)
 
-if(NOT EXISTS ${PREFIX}/lib/cmake/tapir/tapirConfig.cmake)
-  message(FATAL_ERROR "no CMake package under ${PREFIX} (the install test writes it)")
+file(GLOB_RECURSE package ${PREFIX}/lib/tapirConfig.cmake)
+if(NOT package)
+  message(FATAL_ERROR "no CMake package under ${PREFIX}/lib (the install test writes it)")
 endif()
 file(REMOVE_RECURSE ${WORK_DIR})
 file(COPY ${SOURCE_DIR}/examples DESTINATION ${WORK_DIR})

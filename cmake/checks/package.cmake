@@ -64,10 +64,16 @@ foreach(package ${packages})
 endforeach()
 
 foreach(file share/doc/tapir/README.md share/man/man1/tapir-train.1
-             share/bash-completion/completions/tapir include/tapir/autograd/ops.h
-             lib/cmake/tapir/tapirConfig.cmake lib/libtapir_engine.so.${VERSION})
+             share/bash-completion/completions/tapir include/tapir/autograd/ops.h)
   if(NOT EXISTS ${root}/usr/${file})
     message(FATAL_ERROR "the packages do not hold /usr/${file}")
+  endif()
+endforeach()
+# (lib/, or lib/<multiarch>/ where the build was configured for /usr)
+foreach(file tapirConfig.cmake libtapir_engine.so.${VERSION})
+  file(GLOB_RECURSE found ${root}/usr/lib/${file})
+  if(NOT found)
+    message(FATAL_ERROR "the packages hold no ${file} under /usr/lib")
   endif()
 endforeach()
 tapir_check_installed(${root}/usr/bin/tapir ${WORK_DIR}/elsewhere)
