@@ -65,6 +65,12 @@ template <typename T, typename Blas>
 void split_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const T* A, const T* B,
                 T* C, Blas&& blas) {
   const double flops = 2.0 * double(M) * double(N) * double(K);
+  // Too little work for two blocks (an empty inner dimension, K = 0, has
+  // none at all, and would make min_tiles below infinite): one call.
+  if (num_threads() == 1 || flops < 2 * kMinBlockFlops) {
+    blas(M, N, A, B, C);
+    return;
+  }
   const bool by_rows = M >= N;
   const int64_t extent = by_rows ? M : N;
   const int64_t tiles = (extent + kTile - 1) / kTile;
@@ -72,7 +78,7 @@ void split_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, con
   const double per_tile = flops / double(tiles);
   const int64_t min_tiles =
       per_tile >= kMinBlockFlops ? 1 : static_cast<int64_t>(kMinBlockFlops / per_tile) + 1;
-  if (num_threads() == 1 || tiles < 2 * min_tiles) {
+  if (tiles < 2 * min_tiles) {
     blas(M, N, A, B, C);
     return;
   }
