@@ -88,6 +88,16 @@ watch=$!
 pids+=("$watch")
 wait_for 40 grep -Eqs '\([0-9]+ of [0-9]+ runs? in progress\)' killed-watch.out ||
   fail "the watch showed no run in progress: $(cat killed-watch.out killed-watch.err)"
+# Held first until the watch has rendered what it wrote, so that it is
+# killed between two writes: nothing changes on disk but the lock.
+kill -STOP "$compare"
+killed_settled() {
+  local before
+  before=$(wc -l <killed-watch.out)
+  sleep 1
+  [ "$(wc -l <killed-watch.out)" -eq "$before" ]
+}
+wait_for 20 killed_settled || fail "the watch kept rendering a folder nobody writes"
 kill -KILL "$compare"
 wait_for 30 stopped "$watch" || fail "the watch did not end after the comparison was killed"
 rc=0

@@ -76,7 +76,9 @@ int watch_report(const std::string& dir, const std::string& out, double interval
   std::string written, error;
   while (stop_signal == 0) {
     const std::string fingerprint = tree_fingerprint(dir, ignored);
-    if (!fingerprint.empty() && fingerprint == rendered) {
+    // The same files as on the page: it stays, unless its writer has gone
+    // since (killed between two writes), which the page must then say.
+    if (!fingerprint.empty() && fingerprint == rendered && (finished || folder_has_writer(dir))) {
       if (finished) return 0;
     } else if (const FolderState state = folder_state(dir); state.kind.empty()) {
       const std::string marker = owned_kind(dir);  // of a folder the report does not read
