@@ -95,14 +95,12 @@ int FolderState::in_progress() const {
 std::string FolderState::summary() const {
   if (finished()) return "finished";
   if (stopped()) {
-    const std::string what = kind == "search" ? "the search"
-                             : kind == "run"  ? "the run"
-                                              : count(runs.size(), "run");
     const int open = in_progress();
     return "stopped" +
            (kind == "search" || kind == "run" || open == 0
                 ? " before its end"
-                : " with " + std::to_string(open) + " of " + what + " unfinished") +
+                : " with " + std::to_string(open) + " of " + count(runs.size(), "run") +
+                      " unfinished") +
            "; no tapir process writes it";
   }
   if (kind == "search") return "the search in progress";
