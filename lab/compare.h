@@ -52,6 +52,9 @@ struct SeedRun {
   std::vector<SplitRun> splits;  // in the task's order: the first is "test"
   const SplitRun& first() const { return splits.front(); }
 };
+// The split named `split` of a run; fails naming the split and the run's
+// folder when the run did not log it.
+const SplitRun& run_split(const SeedRun& run, const std::string& split);
 
 // A group's final accuracy over seeds.
 struct GroupSpread {
@@ -87,6 +90,9 @@ struct VariantResult {
   // The first split ("test"): what a comparison is decided on, at thresholds[0].
   const SplitSummary& first() const { return splits.front(); }
 };
+// The summary of the split named `split`; fails naming it when the variant
+// has none.
+const SplitSummary& summary_split(const VariantResult& r, const std::string& split);
 
 struct CompareOptions {
   TrainConfig base;
@@ -196,14 +202,46 @@ std::vector<VariantResult> pool_named(const std::vector<VariantResult>& results)
 // pool, before anything trains.
 void check_pools(const std::vector<Variant>& variants);
 
+// What a verdict judges (`tapir compare --verdict METRIC[:SPLIT]`): the steps
+// to the first threshold (a ratio, faster or slower: compare_against_baseline),
+// or the final accuracy or bits per byte (a difference of medians, higher or
+// lower: compare_on_metric), on one evaluation split.
+enum class VerdictMetric { steps, accuracy, bits_per_byte };
+template <>
+struct Names<VerdictMetric> {
+  static constexpr const char* what = "verdict metric";
+  static constexpr std::pair<VerdictMetric, const char*> table[] = {
+      {VerdictMetric::steps, "steps"},
+      {VerdictMetric::accuracy, "accuracy"},
+      {VerdictMetric::bits_per_byte, "bits-per-byte"}};
+};
+struct VerdictSpec {
+  VerdictMetric metric = VerdictMetric::steps;
+  std::string split;  // "": the first evaluation split
+  bool operator==(const VerdictSpec&) const = default;
+};
+// "accuracy:test_long", "steps" (the first split), ...; fails naming the
+// metrics it knows.
+VerdictSpec parse_verdict_spec(const std::string& text);
+// "accuracy on test_long", "steps on the first split".
+std::string verdict_spec_text(const VerdictSpec& spec);
+// What compare judges when --verdict is not given: the steps to the first
+// threshold on the first split, and the final accuracy on test_long where
+// the runs have it (the lengths or digits never trained on: the claim of
+// length generalisation is about that split).
+std::vector<VerdictSpec> default_verdicts(const std::vector<VariantResult>& results);
+
 // compare.md (also printed): per split a table of the variants, one group
 // of columns per threshold, and for grouped tasks a table of the final
 // accuracy per group. compare.json: the same numbers with their spreads
-// and the per-run values (docs/experiments.md).
+// and the per-run values (docs/experiments.md); both end with the verdicts
+// of `verdicts` (default_verdicts when empty): verdict_lines.
 std::string compare_table_markdown(const std::vector<VariantResult>& results,
-                                   const std::vector<double>& thresholds);
+                                   const std::vector<double>& thresholds,
+                                   const std::vector<VerdictSpec>& verdicts = {});
 std::string compare_json(const std::vector<VariantResult>& results,
-                         const std::vector<double>& thresholds);
+                         const std::vector<double>& thresholds,
+                         const std::vector<VerdictSpec>& verdicts = {});
 
 // A variant against the variant named "baseline" at the headline (first
 // split, first threshold): the ratio of their median steps to the threshold
@@ -221,7 +259,8 @@ struct BaselineVerdict {
   Spread variant_steps, baseline_steps;  // medians and never-counts
 };
 // One per variant other than "baseline"; none without a baseline.
-std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results);
+std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results,
+                                                      const std::string& split = "");
 // One line per verdict, e.g.
 // "verdict: arch:s/arch.safetensors is faster than baseline: steps to 0.90 on
 // test at 0.43x baseline [0.31, 0.60] (median 300 against 700; paired by
@@ -232,6 +271,33 @@ std::string verdict_line(const BaselineVerdict& verdict);
 // than baseline: variance of log steps to 0.90 on test at 0.31x [0.12, 0.85]
 // baseline's (permutation p = 0.02; paired by seed, 5 seeds)".
 std::string spread_line(const BaselineVerdict& verdict);
-std::vector<std::string> compare_verdict_lines(const std::vector<VariantResult>& results);
+
+// A variant against the baseline on a final metric of one split: the
+// difference of their medians over seeds (variant - baseline) with its 95%
+// bootstrap interval, drawn as the steps ratio is (searches, then seeds;
+// paired by seed when both ran the same seeds).
+struct MetricVerdict {
+  std::string variant, split;
+  VerdictMetric metric = VerdictMetric::accuracy;
+  MedianDifference difference;
+  double variant_median = 0, baseline_median = 0;
+  int variant_runs = 0, baseline_runs = 0;
+};
+// One per variant other than "baseline" (none without a baseline); the
+// metric accuracy or bits-per-byte. Fails naming the split when a run did
+// not log it (or, for bits per byte, did not log bits per byte on it).
+std::vector<MetricVerdict> compare_on_metric(const std::vector<VariantResult>& results,
+                                             const VerdictSpec& spec);
+// "verdict: arch: 3 searches is higher than baseline: final accuracy on
+// test_long at +0.3180 [+0.2780, +0.4020] baseline (median 0.4380 against
+// 0.1200; paired by seed, 3 searches x 3 seeds)" (the main job's COPY).
+std::string metric_verdict_line(const MetricVerdict& verdict);
+// compare.json's object for one.
+Json metric_verdict_json(const MetricVerdict& verdict);
+// Every verdict line of `verdicts` (default_verdicts when empty), in order:
+// for steps each variant's verdict_line (followed by its spread_line with
+// `spreads`), for a final metric each variant's metric_verdict_line.
+std::vector<std::string> verdict_lines(const std::vector<VariantResult>& results,
+                                       const std::vector<VerdictSpec>& verdicts, bool spreads);
 
 }  // namespace tapir

@@ -211,7 +211,8 @@ Json baseline_verdict_json(const BaselineVerdict& v) {
 }  // namespace
 
 std::string compare_table_markdown(const std::vector<VariantResult>& results,
-                                   const std::vector<double>& thresholds) {
+                                   const std::vector<double>& thresholds,
+                                   const std::vector<VerdictSpec>& verdicts) {
   for (const VariantResult& r : results)
     TAPIR_CHECK(r.thresholds == thresholds, "variant ", r.variant.name,
                 " was summarised at other thresholds");
@@ -223,22 +224,23 @@ std::string compare_table_markdown(const std::vector<VariantResult>& results,
     out += split_table(results, splits[k], thresholds);
     out += groups_table(results, splits[k]);
   }
-  const std::vector<BaselineVerdict> verdicts = compare_against_baseline(results);
-  if (!verdicts.empty()) out += "\n";
-  for (const BaselineVerdict& v : verdicts) out += verdict_line(v) + "\n" + spread_line(v) + "\n";
+  const std::vector<std::string> lines = verdict_lines(results, verdicts, /*spreads=*/true);
+  if (!lines.empty()) out += "\n";
+  for (const std::string& line : lines) out += line + "\n";
   return out;
 }
 
 namespace {
 
-// Each run's steps to the headline threshold, and the step budget: the
-// last step any run of any variant took.
-std::vector<double> headline_steps(const VariantResult& r, double& budget) {
+// Each run's steps to the first threshold on `split`, and the step budget:
+// the last step any run of any variant took.
+std::vector<double> headline_steps(const VariantResult& r, const std::string& split,
+                                   double& budget) {
   std::vector<double> steps;
   for (const SeedRun& run : r.runs) {
-    steps.push_back(run.first().steps_to.front());
-    if (!run.first().accuracy.empty())
-      budget = std::max(budget, static_cast<double>(run.first().accuracy.back().step));
+    const SplitRun& s = run_split(run, split);
+    steps.push_back(s.steps_to.front());
+    if (!s.accuracy.empty()) budget = std::max(budget, static_cast<double>(s.accuracy.back().step));
   }
   return steps;
 }
@@ -251,15 +253,17 @@ std::vector<uint64_t> seeds_of(const VariantResult& r) {
 
 }  // namespace
 
-std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results) {
+std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results,
+                                                      const std::string& split_name) {
   const auto base = std::find_if(results.begin(), results.end(), [](const VariantResult& r) {
     return r.variant.name == "baseline";
   });
   std::vector<BaselineVerdict> out;
   if (base == results.end()) return out;
+  const std::string split = split_name.empty() ? base->first().split : split_name;
   double budget = 1;
   std::vector<std::vector<double>> steps;
-  for (const VariantResult& r : results) steps.push_back(headline_steps(r, budget));
+  for (const VariantResult& r : results) steps.push_back(headline_steps(r, split, budget));
   const std::vector<double>& b = steps[static_cast<size_t>(base - results.begin())];
   for (size_t k = 0; k < results.size(); ++k) {
     const VariantResult& r = results[k];
@@ -267,7 +271,7 @@ std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantR
     BaselineVerdict v;
     v.variant = r.variant.name;
     v.threshold = r.thresholds.front();
-    v.split = r.first().split;
+    v.split = split;
     // Paired when every part ran the baseline's seeds: seed i saw the same
     // data order.
     std::vector<std::vector<double>> groups;
@@ -283,8 +287,8 @@ std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantR
     }
     v.steps = steps_ratio(groups, {b}, budget, paired, k);
     v.spread = spread_ratio(groups, {b}, budget, paired, k);
-    v.variant_steps = r.first().steps.front();
-    v.baseline_steps = base->first().steps.front();
+    v.variant_steps = summary_split(r, split).steps.front();
+    v.baseline_steps = summary_split(*base, split).steps.front();
     out.push_back(v);
   }
   return out;
@@ -354,7 +358,8 @@ std::string spread_line(const BaselineVerdict& v) {
 }
 
 std::string compare_json(const std::vector<VariantResult>& results,
-                         const std::vector<double>& thresholds) {
+                         const std::vector<double>& thresholds,
+                         const std::vector<VerdictSpec>& verdicts) {
   TAPIR_CHECK(!thresholds.empty(), "compare needs at least one threshold");
   for (const VariantResult& r : results)
     TAPIR_CHECK(r.thresholds == thresholds, "variant ", r.variant.name,
@@ -410,14 +415,22 @@ std::string compare_json(const std::vector<VariantResult>& results,
     variants.push_back(v);
   }
   root.set("variants", variants);
-  Json verdicts = Json::array(), against = Json::array();
-  for (const BaselineVerdict& v : compare_against_baseline(results)) {
-    verdicts.push_back(verdict_line(v));
-    against.push_back(baseline_verdict_json(v));
+  Json lines = Json::array(), against = Json::array(), on_metric = Json::array();
+  for (const std::string& line : verdict_lines(results, verdicts, /*spreads=*/false))
+    lines.push_back(line);
+  for (const VerdictSpec& spec : verdicts.empty() ? default_verdicts(results) : verdicts) {
+    if (spec.metric == VerdictMetric::steps) {
+      for (const BaselineVerdict& v : compare_against_baseline(results, spec.split))
+        against.push_back(baseline_verdict_json(v));
+    } else {
+      for (const MetricVerdict& v : compare_on_metric(results, spec))
+        on_metric.push_back(metric_verdict_json(v));
+    }
   }
-  if (verdicts.size() > 0) {
-    root.set("verdicts", verdicts);
+  if (lines.size() > 0) {
+    root.set("verdicts", lines);
     root.set("against_baseline", against);
+    root.set("on_metric", on_metric);
   }
   return to_json(root, 2) + "\n";
 }

@@ -308,6 +308,44 @@ StepsRatio steps_ratio(const Groups& variant, const Groups& baseline, double bud
   return out;
 }
 
+MedianDifference median_difference(const Groups& variant, const Groups& baseline, bool paired,
+                                   uint64_t stream) {
+  check_sides(variant, baseline, 1, paired);
+  for (const Groups* side : {&variant, &baseline})
+    for (double x : flatten(*side))
+      TAPIR_CHECK(!std::isnan(x), "intervals: a difference of medians over a NaN value");
+  MedianDifference out;
+  out.paired = paired;
+  out.groups = static_cast<int>(variant.size());
+  out.n = seeds_of_sides(variant, baseline);
+  const double point = median_of(flatten(variant)) - median_of(flatten(baseline));
+  Rng rng(kBootstrapSeed, stream);
+  std::vector<double> draws(kBootstrapResamples);
+  std::vector<double> v_sample, b_sample;
+  for (double& d : draws) {
+    draw_sides(variant, baseline, paired, rng, v_sample, b_sample);
+    d = median_of(v_sample) - median_of(b_sample);
+  }
+  out.difference = percentile_interval(point, std::move(draws));
+  if (out.difference.lo > 0)
+    out.verdict = DifferenceVerdict::higher;
+  else if (out.difference.hi < 0)
+    out.verdict = DifferenceVerdict::lower;
+  return out;
+}
+
+const char* difference_verdict_word(DifferenceVerdict verdict) {
+  switch (verdict) {
+    case DifferenceVerdict::higher:
+      return "higher";
+    case DifferenceVerdict::lower:
+      return "lower";
+    case DifferenceVerdict::inconclusive:
+      break;
+  }
+  return "inconclusive";
+}
+
 namespace {
 
 // Runs that reached the threshold (finite steps).

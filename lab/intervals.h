@@ -76,6 +76,26 @@ StepsRatio steps_ratio(const std::vector<std::vector<double>>& variant,
                        const std::vector<std::vector<double>>& baseline, double budget, bool paired,
                        uint64_t stream = 0);
 
+// variant - baseline on the medians of a final metric (accuracy, bits per
+// byte) over seeds, drawn as steps_ratio draws (searches, then seeds; pairs
+// together when paired): the difference, its 95% interval, and what the
+// interval says: higher (whole interval above 0), lower (whole interval
+// below 0), or inconclusive. NaN values are not allowed.
+enum class DifferenceVerdict { higher, lower, inconclusive };
+struct MedianDifference {
+  Interval difference;
+  DifferenceVerdict verdict = DifferenceVerdict::inconclusive;
+  bool paired = false;
+  int n = 0;       // seeds (pairs when paired; the smaller side otherwise)
+  int groups = 1;  // searches
+};
+MedianDifference median_difference(const std::vector<std::vector<double>>& variant,
+                                   const std::vector<std::vector<double>>& baseline, bool paired,
+                                   uint64_t stream = 0);
+
+// "higher", "lower", "inconclusive".
+const char* difference_verdict_word(DifferenceVerdict verdict);
+
 // How many permutations the test of equal spreads draws.
 constexpr int kPermutationDraws = 4000;
 

@@ -204,9 +204,13 @@ SvgPanel ratio_panel(const Json& against, const char* key, const char* verdict) 
 }
 
 // The steps ratio and, where compare.json has it, the spread ratio of
-// every variant to the baseline (lab/intervals.h).
-std::string ratio_figure(const Json& against) {
-  if (against.size() == 0) return "";
+// every variant to the baseline (lab/intervals.h), on the split of the
+// first steps verdict (a comparison may judge steps on several splits).
+std::string ratio_figure(const Json& all) {
+  if (all.size() == 0) return "";
+  Json against = Json::array();
+  for (const Json& v : all.as_array())
+    if (v.at("split") == all.as_array().front().at("split")) against.push_back(v);
   const Json& first = against.as_array().front();
   char what[120];
   std::snprintf(what, sizeof what, "steps to %g on %s against baseline",

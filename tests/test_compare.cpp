@@ -505,3 +505,88 @@ TEST_CASE("text runs: the last evaluation's bits per byte, summarised and tabled
             .at("test")
             .find("final_bits_per_byte") == nullptr);
 }
+
+TEST_CASE("verdicts on a final metric: a difference of medians on the split named") {
+  TempDir tmp;
+  std::vector<VariantResult> results = summarised(tmp, {0.9});
+  // Without --verdict: steps on the first split, and test_long's accuracy
+  // where every variant has that split.
+  CHECK(
+      default_verdicts(results) ==
+      std::vector<VerdictSpec>{{VerdictMetric::steps, ""}, {VerdictMetric::accuracy, "test_long"}});
+  std::vector<VariantResult> test_only = results;
+  for (VariantResult& r : test_only) r.splits.resize(1);
+  CHECK(default_verdicts(test_only) == std::vector<VerdictSpec>{{VerdictMetric::steps, ""}});
+
+  // The same runs as baseline and variant, the variant's test_long final
+  // accuracies all 0.1 higher: paired, every draw differs by 0.1.
+  results[1] = results[0];
+  results[1].variant.name = "baseline";
+  for (SeedRun& run : results[0].runs) run.splits[1].final_accuracy += 0.1;
+  const VerdictSpec long_accuracy{VerdictMetric::accuracy, "test_long"};
+  std::vector<MetricVerdict> verdicts = compare_on_metric(results, long_accuracy);
+  REQUIRE(verdicts.size() == 1);
+  const MetricVerdict& v = verdicts[0];
+  CHECK(v.difference.paired);
+  CHECK(v.difference.difference.point == doctest::Approx(0.1));
+  CHECK(v.difference.difference.lo == doctest::Approx(0.1));
+  CHECK(v.difference.verdict == DifferenceVerdict::higher);
+  CHECK(v.baseline_median == 0.55);  // finals 0.55, 0.4, 0.92
+  const std::string line = metric_verdict_line(v);
+  CHECK(line ==
+        "verdict: A is higher than baseline: final accuracy on test_long at +0.1000 [+0.1000, "
+        "+0.1000] baseline (median 0.6500 against 0.5500; paired by seed, 3 seeds)");
+  const Json json = parse_json(compare_json(results, {0.9}));
+  const Json& on_metric = json.at("on_metric").as_array()[0];
+  CHECK(on_metric.at("verdict").as_string() == "higher");
+  CHECK(on_metric.at("split").as_string() == "test_long");
+  CHECK(on_metric.at("metric").as_string() == "accuracy");
+  CHECK(json.at("verdicts").as_array()[1].as_string() == line);
+  CHECK(compare_table_markdown(results, {0.9}).find(line + "\n") != std::string::npos);
+
+  // Named verdicts replace the defaults, in their order; steps on test_long
+  // are a ratio on that split.
+  const std::vector<VerdictSpec> named = {long_accuracy, {VerdictMetric::steps, "test_long"}};
+  const std::vector<std::string> lines = verdict_lines(results, named, /*spreads=*/false);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == line);
+  CHECK(lines[1].find("steps to 0.90 on test_long") != std::string::npos);
+  CHECK(parse_json(compare_json(results, {0.9}, named))
+            .at("against_baseline")
+            .as_array()[0]
+            .at("split") == Json("test_long"));
+
+  // The baseline lower on every seed: lower; one variant of unpaired seeds.
+  for (SeedRun& run : results[0].runs) run.splits[1].final_accuracy -= 0.3;
+  CHECK(compare_on_metric(results, long_accuracy)[0].difference.verdict ==
+        DifferenceVerdict::lower);
+  CHECK_THROWS_WITH_AS(compare_on_metric(results, {VerdictMetric::bits_per_byte, "test"}),
+                       doctest::Contains("logged no bits per byte on test"), Error);
+  CHECK_THROWS_WITH_AS(compare_on_metric(results, {VerdictMetric::accuracy, "test_short"}),
+                       doctest::Contains("logged no split 'test_short'"), Error);
+}
+
+TEST_CASE("a verdict is METRIC or METRIC:SPLIT") {
+  CHECK(parse_verdict_spec("steps") == VerdictSpec{VerdictMetric::steps, ""});
+  CHECK(parse_verdict_spec("accuracy:test_long") ==
+        VerdictSpec{VerdictMetric::accuracy, "test_long"});
+  CHECK(parse_verdict_spec("bits-per-byte:test") ==
+        VerdictSpec{VerdictMetric::bits_per_byte, "test"});
+  CHECK(verdict_spec_text(parse_verdict_spec("steps")) == "steps on the first split");
+  CHECK_THROWS_WITH_AS(parse_verdict_spec("speed"), doctest::Contains("verdict metric"), Error);
+  CHECK_THROWS_WITH_AS(parse_verdict_spec("accuracy:"), doctest::Contains("METRIC:SPLIT"), Error);
+}
+
+TEST_CASE("tapir compare refuses a verdict on a split the task does not evaluate") {
+  TempDir tmp;
+  const std::string out = (tmp.path() / "cmp").string();
+  CLI::App app;
+  Command compare = add_compare_command(app);
+  std::vector<std::string> args = {out,         "--out",  "accuracy:test_long",
+                                   "--verdict", "1",      "--steps",
+                                   "modadd",    "--task", "compare"};
+  app.parse(args);
+  CHECK_THROWS_WITH_AS(compare.run(),
+                       doctest::Contains("task modadd evaluates no split 'test_long'"), Error);
+  CHECK_FALSE(fs::exists(out));
+}

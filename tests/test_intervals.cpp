@@ -314,3 +314,31 @@ TEST_CASE("intervals: the mean of a paired difference and its interval") {
   CHECK(std::abs((wide.hi - wide.lo) / (2 * half) - 1) < 0.1);
   CHECK(std::abs((wide.lo + wide.hi) / 2 - mean) < 0.1 * half);
 }
+
+TEST_CASE("difference of medians: paired shifts are exact; the interval gives the verdict") {
+  const std::vector<double> base = {0.10, 0.12, 0.08, 0.11, 0.09};
+  std::vector<double> up = base;
+  for (double& x : up) x += 0.4;
+  // Paired, every draw moves both sides together: the interval is the shift.
+  const MedianDifference d = median_difference({up}, {base}, /*paired=*/true);
+  CHECK(d.difference.point == doctest::Approx(0.4));
+  CHECK(d.difference.lo == doctest::Approx(0.4));
+  CHECK(d.difference.hi == doctest::Approx(0.4));
+  CHECK(d.verdict == DifferenceVerdict::higher);
+  CHECK(d.n == 5);
+  CHECK(median_difference({base}, {up}, true).verdict == DifferenceVerdict::lower);
+  // Unpaired, overlapping sides: inconclusive, the interval holding 0.
+  const MedianDifference same = median_difference({{0.1, 0.5, 0.3}}, {{0.2, 0.4, 0.3}}, false);
+  CHECK(same.verdict == DifferenceVerdict::inconclusive);
+  CHECK(same.difference.lo < 0);
+  CHECK(same.difference.hi > 0);
+  // Groups (searches) against a baseline that ran no search, paired.
+  const MedianDifference grouped = median_difference({up, up, up}, {base}, true);
+  CHECK(grouped.groups == 3);
+  CHECK(grouped.paired);
+  CHECK(grouped.difference.lo == doctest::Approx(0.4));
+  CHECK_THROWS_AS(median_difference({{0.1, std::nan("")}}, {{0.1, 0.2}}, false), Error);
+  CHECK_THROWS_AS(median_difference({{0.1, 0.2}}, {{0.1}}, true), Error);  // pairs differ in number
+  CHECK(std::string(difference_verdict_word(DifferenceVerdict::higher)) == "higher");
+  CHECK(std::string(difference_verdict_word(DifferenceVerdict::inconclusive)) == "inconclusive");
+}
