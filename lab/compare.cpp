@@ -221,12 +221,14 @@ void collect_differences(const Json& a, const Json& b, const std::string& prefix
 }
 
 // A folder trained before is reused or resumed only when its config.json
-// is what this command would run now; threads and device do not count.
+// is what this command would run now; threads and device do not count, nor
+// which protocol set its flags (the flags themselves count).
 void check_same_config(const TrainConfig& config, const std::string& dir) {
   const RunFolder folder(dir);
   if (!folder.has(RunFolder::kConfig)) return;
   check_reusable(folder.read_config().to_json(), resolved_config(config).to_json(),
-                 {"threads", "device"}, dir, "a run trained", "train it again");
+                 {"threads", "device", "protocol.name", "protocol.flags"}, dir, "a run trained",
+                 "train it again");
 }
 
 }  // namespace

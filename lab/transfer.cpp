@@ -64,12 +64,14 @@ std::string ensure_search(const TransferOptions& o, const std::string& task, Pro
   const std::string stored_path = (fs::path(dir) / Search::kConfig).string();
   if (fs::exists(stored_path)) {
     // Reused or continued only when it is the search this command would run
-    // now. Threads and device do not change what is learned.
+    // now. Threads and device do not change what is learned, nor does which
+    // protocol set the flags (the flags themselves count).
     // Read as a search reads it, so fields added since (absent, meaning
     // their defaults) are no difference.
     check_reusable(SearchConfig::from_json(read_json_file(stored_path)).to_json(),
-                   s.resolved().to_json(), {"base.threads", "base.device"}, dir, "a search run",
-                   "search again");
+                   s.resolved().to_json(),
+                   {"base.threads", "base.device", "base.protocol.name", "base.protocol.flags"},
+                   dir, "a search run", "search again");
     if (fs::exists(arch)) {
       progress.skip_run(label, "finished earlier: " + dir);
       return arch;

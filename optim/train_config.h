@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/json.h"
 #include "nn/transformer.h"
@@ -27,6 +28,21 @@ struct Names<TrainOn> {
                                                               {TrainOn::train, "train"}};
 };
 
+// The named protocol (tools/protocols.h) that set some of a run's flags:
+// its name and what it set, as "--flag value" ("--opt arch-frac=0" for a
+// task option); the flags themselves are in the rest of the config. "none"
+// for a run that no protocol set (`tapir train`; older runs).
+struct ProtocolRecord {
+  std::string name = "none";
+  std::vector<std::string> flags;
+  template <class Self, class Fields>
+  static void fields(Self& p, Fields& f) {
+    f.required("name", p.name);
+    f.required("flags", p.flags);
+  }
+  bool operator==(const ProtocolRecord&) const = default;
+};
+
 struct TrainConfig {
   std::string task = "modadd";
   TaskOptions task_options;
@@ -47,6 +63,7 @@ struct TrainConfig {
   std::string arch_file;            // learned functions to use (nn/architecture.h); empty: none
   bool arch_trainable = false;      // keep training them (default: frozen)
   TrainOn train_on = TrainOn::all;  // a config.json without the field: train
+  ProtocolRecord protocol;          // what set its flags, if anything
 
   void validate() const;
   Json to_json() const;
@@ -90,6 +107,7 @@ struct TrainConfig {
     f.optional("arch_file", c.arch_file);
     f.optional("arch_trainable", c.arch_trainable);
     f.optional("train_on", c.train_on);  // absent before it existed: the train split
+    f.optional("protocol", c.protocol);  // absent before protocols: none
   }
 };
 

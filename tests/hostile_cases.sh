@@ -143,6 +143,13 @@ refuse names "stagger" @ search "${T[@]}" --stagger sometimes --out new
 refuse names "stagger" @ transfer --tasks add,copy --stagger sometimes --out new
 refuse names "preset" @ train "${T[@]}" --preset gpt2 --out new
 refuse names "preset" @ search "${T[@]}" --preset "" --out new
+refuse names "protocol" @ search "${T[@]}" --protocol authorz --out new
+refuse names "protocol" @ compare "${T[@]}" --protocol "" --out new
+refuse names "protocol" @ transfer --tasks add,copy --protocol papers --out new
+refuse names "protocol" @ train "${T[@]}" --protocol authors --out new
+refuse names "verdict metric" @ compare "${T[@]}" --verdict speed --out new
+refuse names "METRIC:SPLIT" @ compare "${T[@]}" --verdict accuracy: --out new
+refuse names "evaluates no split 'test_long'" @ compare "${T[@]}" --verdict accuracy:test_long --out new
 refuse names "train-on" @ train "${T[@]}" --train-on test --out new
 refuse names "--train-on is for training outside Stage I" @ search "${T[@]}" --train-on all --out new
 refuse names "constraint" @ train "${T[@]}" --constraint ascent --out new

@@ -8,6 +8,7 @@
 #include "tools/commands.h"
 #include "tools/options.h"
 #include "tools/presets.h"
+#include "tools/protocols.h"
 #include "tools/search_options.h"
 #include "tools/train_options.h"
 
@@ -21,6 +22,7 @@ struct SearchOptions {
   std::string out, resume;
   bool force = false, quiet = false;
   int repeat = 1;
+  std::string protocol = default_protocol();
 };
 
 // The command once parsed: a resumed search continues as its search.json
@@ -43,14 +45,21 @@ void run_search_command(CLI::App& cmd, SearchOptions& o) {
   TAPIR_CHECK(cmd.count("--train-on") == 0,
               "search trains its weights on the train split (D_wts) and takes D_arch from "
               "--arch-split; --train-on is for training outside Stage I");
-  // A preset first, with the search's steps, so that its shares of them and
+  // The protocol first, then a preset, with the search's steps, so that its shares of them and
   // its search flags land in o.search before it is read.
+  ProtocolRecord protocol = apply_protocol(cmd, o.protocol, ProtocolStage::search,
+                                           {o.train.config.steps, o.search.steps, /*search=*/true});
   if (!o.train.preset.empty())
     o.train.preset_note = preset_note(
         o.train.preset,
         apply_preset(cmd, o.train.preset, {o.train.config.steps, o.search.steps, /*search=*/true}));
   SearchConfig config = o.search;
   config.base = finish_train_options(cmd, o.train);
+  apply_protocol_task_options(o.protocol, config.base.task, config.base.task_options, protocol);
+  config.base.protocol = protocol;
+  if (!protocol_note(protocol).empty())
+    o.train.preset_note =
+        protocol_note(protocol) + (o.train.preset_note.empty() ? "" : "\n" + o.train.preset_note);
   if (!o.train.preset.empty() &&
       apply_preset_task_options(o.train.preset, config.base.task, config.base.task_options))
     o.train.preset_note += (o.train.preset_note.empty() ? "" : "\n") + o.train.preset +
@@ -70,6 +79,7 @@ Command add_search_command(CLI::App& app) {
   add_train_options(*cmd, o->train);
   note_defaults_unlike_train(*cmd);
   add_search_flags(*cmd, o->search);
+  add_protocol_option(*cmd, o->protocol);
   cmd->add_option("--out", o->out, "Search folder to create");
   cmd->add_flag("--force", o->force, "Overwrite an existing folder");
   cmd->add_option("--repeat", o->repeat,

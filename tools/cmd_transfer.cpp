@@ -18,6 +18,7 @@
 #include "lab/transfer.h"
 #include "optim/search.h"
 #include "tools/commands.h"
+#include "tools/protocols.h"
 #include "tools/search_options.h"
 #include "tools/train_options.h"
 
@@ -31,6 +32,7 @@ Command add_transfer_command(CLI::App& app) {
     std::string tasks = "add,mano,dyck,copy";
     std::vector<std::string> task_opts;  // TASK:name=value
     bool quiet = false;
+    std::string protocol = default_protocol();
   };
   auto o = std::make_shared<Options>();
   o->train.config.model.mlp_act = MlpAct::spline;
@@ -52,9 +54,16 @@ Command add_transfer_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", t.out_dir, "Folder for searches, cells and the matrix")->required();
   cmd->add_flag("--quiet", o->quiet, "Print only the matrix");
+  add_protocol_option(*cmd, o->protocol);
   return {cmd,
           [o, cmd]() {
             TransferOptions run = o->transfer;
+            // Stage I's flags and the weights' schedule, in the searches' models
+            // and the cells alike.
+            ProtocolRecord protocol =
+                apply_protocol(*cmd, o->protocol, ProtocolStage::search,
+                               {o->train.config.steps, run.search.steps, /*search=*/true});
+            run.search = o->transfer.search;  // with what the protocol set
             run.base = finish_train_options(*cmd, o->train);
             run.given = given_on(*cmd);
             TAPIR_CHECK(run.base.task_options.values().empty(),
@@ -75,6 +84,19 @@ Command add_transfer_command(CLI::App& app) {
             std::string task;
             while (std::getline(in, task, ','))
               if (!task.empty()) run.tasks.push_back(task);
+            for (const std::string& name : run.tasks) {
+              ProtocolRecord set;
+              TaskOptions options =
+                  run.task_options.count(name) ? run.task_options.at(name) : TaskOptions();
+              apply_protocol_task_options(o->protocol, name, options, set);
+              if (set.flags.empty()) continue;
+              run.task_options[name] = options;
+              for (const std::string& flag : set.flags)  // "--opt arch-frac=0"
+                protocol.flags.push_back("--task-opt " + name + ":" + flag.substr(6));
+            }
+            run.base.protocol = protocol;
+            if (!protocol_note(protocol).empty() && !o->quiet && dist::is_root())
+              std::printf("%s\n", protocol_note(protocol).c_str());
             check_transfer(run);  // all of it before the folder is touched
             check_new_or_owned(run.out_dir, "transfer folder");
             const auto lock = lock_for_job(run.out_dir, "transfer folder",

@@ -74,10 +74,9 @@ std::vector<PresetFlag> preset_flags(const std::string& name, const PresetSteps&
   fail("unknown preset ", tapir::quoted(name), " (known: lm-afs)");
 }
 
-std::vector<PresetFlag> apply_preset(CLI::App& cmd, const std::string& name,
-                                     const PresetSteps& steps) {
+std::vector<PresetFlag> apply_flags(CLI::App& cmd, const std::vector<PresetFlag>& flags) {
   std::vector<PresetFlag> applied;
-  for (const PresetFlag& f : preset_flags(name, steps)) {
+  for (const PresetFlag& f : flags) {
     CLI::Option* option = cmd.get_option_no_throw(f.flag);
     if (option == nullptr || option->count() > 0) continue;
     // A flag without a value is recorded as CLI11 records it when given on
@@ -87,6 +86,11 @@ std::vector<PresetFlag> apply_preset(CLI::App& cmd, const std::string& name,
     applied.push_back(f);
   }
   return applied;
+}
+
+std::vector<PresetFlag> apply_preset(CLI::App& cmd, const std::string& name,
+                                     const PresetSteps& steps) {
+  return apply_flags(cmd, preset_flags(name, steps));
 }
 
 std::string preset_note(const std::string& name, const std::vector<PresetFlag>& applied) {

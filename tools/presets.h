@@ -35,6 +35,9 @@ struct PresetSteps {
 std::vector<std::string> preset_names();
 // The flags of preset `name`; fails naming the known presets.
 std::vector<PresetFlag> preset_flags(const std::string& name, const PresetSteps& steps);
+// Sets each of `flags` that `cmd` has and that was not given, as if given;
+// returns those it set (a preset's, a protocol's: tools/protocols.h).
+std::vector<PresetFlag> apply_flags(CLI::App& cmd, const std::vector<PresetFlag>& flags);
 // Sets each flag of the preset that `cmd` has and that was not given, as
 // if given; returns those it set. Call before reading what was parsed.
 std::vector<PresetFlag> apply_preset(CLI::App& cmd, const std::string& name,
