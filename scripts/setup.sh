@@ -9,9 +9,10 @@ set -euo pipefail
 # libsentencepiece-dev: subword tokenizers (`tapir tokenizer train`, the text task).
 # groff-base: the test that renders every man page `tapir man` writes.
 # chromium: the test that loads the page of `tapir report --watch` in a browser.
+# jq: the main job reads the verdicts of its comparisons (compare.json) for its claim lines.
 packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev
   nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev libsentencepiece-dev
-  groff-base chromium)
+  groff-base chromium jq)
 
 missing=()
 for p in "${packages[@]}"; do
