@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job's two claims (ADD and modular addition, 3 searches x 5 seeds
-# against GeLU, as scripts/main.sh) with Stage I under tapir's defaults and
-# under the authors' protocol (idiap/lm-afs trainLmAf.py, scaled to the
-# search's N steps): their grid (64 knots on [-15, 15]), their extrapolation
+# ADD and modular addition, 3 searches x 5 seeds against GeLU (the design
+# scripts/main.sh ran before it measured the claims), with Stage I under
+# tapir's defaults and under the authors' protocol (`--protocol authors`,
+# docs/protocols.md: idiap/lm-afs trainLmAf.py, scaled to the search's N
+# steps): their grid (64 knots on [-15, 15]), their extrapolation
 # (constant), their start (const:0.01), the functions' gradient from the
 # weights' own batches (--arch-split train, nothing held out) averaged over
 # the models (--arch-grad mean), staggered models trained to the end

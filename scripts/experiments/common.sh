@@ -95,11 +95,12 @@ summary() {
 }
 
 # authors_arms SEARCH_STEPS STEPS: fills the associative array `arm` with the
-# options of each setting of the authors' protocol (idiap/lm-afs
-# trainLmAf.py, scaled to a search of SEARCH_STEPS and a Stage II of STEPS):
-# the search options it adds to tapir's defaults and, after a "|", the
-# options it adds to Stage II (for GeLU and the splines alike); `arm[authors]`
-# is all of them, `arm[defaults]` none, `one_at_a_time` lists the settings in
+# options of each setting of the authors' protocol (`--protocol authors`,
+# docs/protocols.md: idiap/lm-afs trainLmAf.py, scaled to a search of
+# SEARCH_STEPS and a Stage II of STEPS): the search options it adds to
+# tapir's defaults and, after a "|", the options it adds to Stage II (for
+# GeLU and the splines alike); `arm[authors]` is all of them, by name
+# (`--protocol authors` on both sides), `arm[defaults]` none, `one_at_a_time` lists the settings in
 # order, `arm[without_SETTING]` is the whole protocol less that one setting
 # (`without_search_lr` and `without_stage2_lr`: less the weights' trapezoid
 # in the search only, in Stage II only), and `arm[stage2_lr]` is the
@@ -119,14 +120,9 @@ authors_arms() {
   arm[weights_lr]="--schedule trapezoid --warmup $((search_steps / 10)) --decay $((search_steps / 2)) --min-lr-ratio 0 | --schedule trapezoid --warmup $((steps / 10)) --decay $((steps / 2)) --min-lr-ratio 0"
   one_at_a_time=(grid extrapolate start stream mean stagger arch_lr weights_lr)
   arm[defaults]=""
-  arm[authors]=""
-  local a
-  for a in "${one_at_a_time[@]}"; do
-    arm[authors]="${arm[authors]%%|*} ${arm[$a]%%|*}"
-  done
-  arm[authors]="${arm[authors]} | ${arm[weights_lr]#*|}"
-  arm[stage2_lr]="| ${arm[weights_lr]#*|}"
-  local left b
+  arm[authors]="--protocol authors | --protocol authors"
+  arm[stage2_lr]="| --protocol authors"
+  local a left b
   for a in "${one_at_a_time[@]}"; do
     left=""
     for b in "${one_at_a_time[@]}"; do

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Polynomial export weighted by where the inputs fall, on the main job's
-# decimal addition (run scripts/main.sh first): the splines of each of its
-# 3 searches get degree-8 polynomials fitted over the range their inputs
-# visit in seed 0 of the main job's Stage II run with them, once weighted by
-# the inputs (fit-poly's default), once with uniform weights (fit-poly
-# --uniform) and once weighted over the central 99% of the inputs
-# (--central 0.99), all clamped to their range. Fresh models train with
-# each in place of the splines against GeLU (5 seeds, the main job's Stage
-# II settings); each fit's 3 searches are pooled into one row (pool=NAME),
-# its verdict over 3 searches x 5 seeds. The splines themselves are the main
-# job's pooled row (the same seeds).
+# Polynomial export weighted by where the inputs fall, on 2-digit decimal
+# addition under tapir's defaults: the defaults arm of
+# `authors_protocol.sh flips add` (run it first), the design the main job
+# ran before it measured the claims. The splines of each of its 3 searches
+# get degree-8 polynomials fitted over the range their inputs visit in
+# seed 0 of that arm's Stage II run with them, once weighted by the inputs
+# (fit-poly's default), once with uniform weights (fit-poly --uniform) and
+# once weighted over the central 99% of the inputs (--central 0.99), all
+# clamped to their range. Fresh models train with each in place of the
+# splines against GeLU (5 seeds, that arm's Stage II settings); each fit's
+# 3 searches are pooled into one row (pool=NAME), its verdict over 3
+# searches x 5 seeds. The splines themselves are that arm's pooled row
+# (the same seeds).
 #
 # Usage: scripts/experiments/poly_weighted.sh [defaults|authors]
 # authors: the same over the decimal-addition searches and Stage II runs of
@@ -21,8 +23,8 @@ protocol="${1:-defaults}"
 authors_arms 1000 1500
 case "$protocol" in
   defaults)
-    src="runs/main/add"
-    need="scripts/main.sh's decimal-addition runs in $src"
+    src="$out_root/authors_protocol/add/defaults"
+    need="tapir's defaults' decimal-addition runs in $src (authors_protocol.sh flips add)"
     ;;
   authors)
     src="$out_root/authors_protocol/add/authors"

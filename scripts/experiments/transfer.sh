@@ -27,24 +27,13 @@ fi
 out="$out_root/transfer"
 [[ $protocol == authors ]] && out+="_authors"
 mkdir -p "$out"
-# One transfer both searches and trains the cells, under one set of flags:
-# the authors' Stage I settings (a task option given to each task), and the
-# weights' trapezoid with the warmup and decay of the cells' 2000 steps (200
-# and 1000), in a search model's 1500 steps as in a cell's.
+# One transfer both searches and trains the cells, under one protocol
+# (docs/protocols.md): the authors' Stage I settings (arch-frac=0 given to
+# each task), and the weights' trapezoid with the warmup and decay of the
+# cells' 2000 steps (200 and 1000), in a search model's 1500 steps as in a
+# cell's.
 protocol_opts=()
-if [[ $protocol == authors ]]; then
-  split_arm "${arm[without_weights_lr]}"  # the Stage I settings
-  for ((i = 0; i < ${#search_opts[@]}; ++i)); do
-    if [[ ${search_opts[i]} == --opt ]]; then  # a task option, given to each task
-      ((++i))
-      for task in add mano dyck copy; do protocol_opts+=(--task-opt "$task:${search_opts[i]}"); done
-    else
-      protocol_opts+=("${search_opts[i]}")
-    fi
-  done
-  split_arm "${arm[weights_lr]}"
-  protocol_opts+=("${stage2_opts[@]}")
-fi
+if [[ $protocol == authors ]]; then protocol_opts=(--protocol authors); fi
 args=(--tasks add,mano,dyck,copy --task-opt add:digits=2 --task-opt add:reverse=true
       --task-opt mano:mod=7 --task-opt mano:max-ops=2 --width 64 --layers 2 --lr 3e-3
       --mlp-act spline --search-steps 1500 --models 2 --steps 2000 --eval-every 100
