@@ -9,27 +9,14 @@
 #include <vector>
 
 #include "optim/trainer.h"
+#include "tests/parsed_flags.h"
 #include "tools/presets.h"
-#include "tools/search_options.h"
-#include "tools/train_options.h"
 
 using namespace tapir;
 
 namespace {
 
-struct Parsed {
-  CLI::App app{"test"};
-  TrainOptions train;
-  SearchConfig search;
-  explicit Parsed(bool with_search_flags) {
-    add_train_options(app, train);
-    if (with_search_flags) add_search_flags(app, search);
-  }
-  void parse(std::vector<std::string> args) {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants reversed
-    app.parse(reversed);
-  }
-};
+using Parsed = test_support::ParsedFlags;
 
 const std::string kTiny =
     (std::filesystem::path(__FILE__).parent_path() / "data" / "tiny.txt").string();

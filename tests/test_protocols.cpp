@@ -11,29 +11,16 @@
 
 #include "base/file_io.h"
 #include "base/json.h"
+#include "tests/parsed_flags.h"
 #include "tests/test_support.h"
 #include "tools/commands.h"
 #include "tools/protocols.h"
-#include "tools/search_options.h"
-#include "tools/train_options.h"
 
 using namespace tapir;
 
 namespace {
 
-struct Parsed {
-  CLI::App app{"test"};
-  TrainOptions train;
-  SearchConfig search;
-  explicit Parsed(bool with_search_flags) {
-    add_train_options(app, train);
-    if (with_search_flags) add_search_flags(app, search);
-  }
-  void parse(std::vector<std::string> args) {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants reversed
-    app.parse(reversed);
-  }
-};
+using Parsed = test_support::ParsedFlags;
 
 bool has(const std::vector<std::string>& flags, const std::string& flag) {
   return std::find(flags.begin(), flags.end(), flag) != flags.end();

@@ -2,20 +2,19 @@
 
 #include "base/error.h"
 #include "base/json.h"
+#include "tools/protocols.h"
 
 namespace tapir {
 
 namespace {
 
-// The reference: trainLmAf.py's Hyperparameters (nSteps 20000, nStepsWarmup
-// 2000, nStepsCooldown 10000, lrSchedule "trap") and the models and
-// functions of its published runs (data/lm-afs/README.md).
+// The reference: trainLmAf.py's Hyperparameters and the models and
+// functions of its published runs (data/lm-afs/README.md): its model and
+// optimizer, the authors' protocol (tools/protocols.h: Stage I, the
+// functions' and the weights' trapezoids, the spline grid), and the
+// settings of the published runs that the protocol leaves to the command.
 std::vector<PresetFlag> lm_afs(const PresetSteps& s) {
-  const int64_t n = s.steps, search = s.search_steps > 0 ? s.search_steps : s.steps;
-  const auto share = [](int64_t steps, int64_t num, int64_t den) {
-    return std::to_string(steps * num / den);
-  };
-  return {
+  std::vector<PresetFlag> flags = {
       // The model (its GPT: nLayers, nHeads, dimEmb, tieEmbeddings, ...).
       {"--layers", "4", "nLayers 4"},
       {"--heads", "4", "nHeads 4"},
@@ -26,41 +25,34 @@ std::vector<PresetFlag> lm_afs(const PresetSteps& s) {
       {"--no-bias", "", "CastedLinear(bias=False)"},
       {"--tie-embeddings", "", "tieEmbeddings True"},
       {"--zero-init-proj", "", "projOut and the MLP's output weights zeroed"},
-      // The weights' optimizer and schedule.
+      // The weights' optimizer.
       {"--optimizer", "adam", "torch Adam"},
       {"--lr", "6e-4", "lr 0.0006"},
       {"--beta1", "0.8", "adamB1 0.8"},
       {"--beta2", "0.95", "adamB2 0.95"},
       {"--weight-decay", "0", "wtDecay 0"},
       {"--clip", "0", "gradientClipping 0"},
-      {"--schedule", "trapezoid", "lrSchedule trap"},
-      {"--warmup", share(n, 1, 10), "nStepsWarmup 2000 of 20000"},
-      {"--decay", share(n, 1, 2), "nStepsCooldown 10000 of 20000"},
-      {"--min-lr-ratio", "0", "the trapezoid ends at 0"},
-      // The learned functions: the MLP's (when learned) and the attention
-      // input function, identity in the baseline ("gelu;att-linear").
-      {"--spline-knots", "64", "afNAnchors 64"},
-      {"--spline-range", "-15,15", "afRange 15"},
-      {"--spline-extrapolate", "constant", "constant outside the knots"},
-      {"--spline-init", "const:0.01", "afInit 0.01"},
+  };
+  // The authors' protocol, its Stage I flags too: a command without them
+  // (train, compare) skips them, and its spline grid holds wherever a
+  // spline is learned.
+  for (PresetFlag& f : protocol_flags("authors", ProtocolStage::search, s))
+    flags.push_back(std::move(f));
+  const std::vector<PresetFlag> more = {
+      // The attention input function, identity in the baseline
+      // ("gelu;att-linear"), learned by a search.
       s.search ? PresetFlag{"--attn-fn", "spline", "att-spline: x + f(a norm(x) + b) before Q/K/V"}
                : PresetFlag{"--attn-fn", "identity", "att-linear: x + a norm(x) + b before Q/K/V"},
-      // Stage I (a search's flags; other commands do not have them).
       {"--models", "20", "20 models in the published runs"},
-      {"--stagger", "continue", "staggeredStarts 2: delayed schedules, no restarts"},
-      {"--arch-grad", "mean", "the functions' gradient averaged over the active models"},
-      {"--arch-split", "train", "no held-out data for the functions"},
       {"--arch-optimizer", "adam", "afLr > 0: Adam"},
       {"--arch-lr", "0.1", "afLr 0.1"},
       {"--arch-beta1", "0.99", "afAdamB1 0.99"},
       {"--arch-beta2", "0.999", "afAdamB2 0.999"},
-      {"--arch-schedule", "trapezoid", "the weights' trapezoid"},
-      {"--arch-warmup", share(search, 1, 10), "2000 of 20000"},
-      {"--arch-decay", share(search, 1, 2), "10000 of 20000"},
-      {"--arch-min-lr-ratio", "0", "ends at 0"},
       {"--smoothness", "0", "no smoothness term"},
       {"--amplitude", "0", "no bound on the values"},
   };
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
 }
 
 }  // namespace
@@ -103,12 +95,10 @@ std::string preset_note(const std::string& name, const std::vector<PresetFlag>& 
 
 bool apply_preset_task_options(const std::string& name, const std::string& task,
                                TaskOptions& options) {
-  if (name != "lm-afs" || options.has("arch-frac")) return false;
-  TaskOptions probe = options;
-  make_task(task, probe);
-  if (!probe.asked("arch-frac")) return false;
-  options.set("arch-frac", "0");
-  return true;
+  if (name != "lm-afs") return false;
+  ProtocolRecord set;  // the authors' protocol's: nothing held out
+  apply_protocol_task_options("authors", task, options, set);
+  return !set.flags.empty();
 }
 
 }  // namespace tapir
