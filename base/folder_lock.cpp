@@ -211,6 +211,11 @@ int remove_stale_temporaries(const std::string& dir, const std::vector<std::stri
     if (at == std::string::npos || at == 0) continue;
     const std::string digits = name.substr(at + 5);
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    // The digits are the writer's pid: a process that still runs (a
+    // `report --watch` writing report.html beside the job) may be about to
+    // rename its file, so only a dead writer's temporary is stale.
+    const long long writer = digits.size() <= 9 ? std::atoll(digits.c_str()) : 0;
+    if (writer > 0 && (::kill(static_cast<pid_t>(writer), 0) == 0 || errno != ESRCH)) continue;
     const std::string base = name.substr(0, at);
     if (base != kMarkerFile && !is_written(base, written)) continue;
     if (!entry.is_regular_file(ec) || entry.is_symlink(ec)) continue;

@@ -85,9 +85,10 @@ class EnclosingFoldersLock {
   std::vector<int> fds_;
 };
 
-// Removes DIR's NAME.tmp.<digits> files for the NAMEs in `written` (as in
-// FolderLock); returns how many. Only for a writer that holds the folder's
-// lock.
+// Removes DIR's NAME.tmp.<pid> files for the NAMEs in `written` (as in
+// FolderLock) whose writer <pid> no longer runs; returns how many. Only for
+// a writer that holds the folder's lock (a reader such as `report --watch`
+// writes its page there without it).
 int remove_stale_temporaries(const std::string& dir, const std::vector<std::string>& written);
 
 }  // namespace tapir

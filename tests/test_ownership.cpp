@@ -4,6 +4,7 @@
 // and output files hold the bytes recorded, and no run written under a
 // comparison that is running.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -27,8 +28,23 @@ using test_support::TempDir;
 
 using testing::files_below;
 
+namespace {
+
+// The pid of a process that has ended: a child that exits at once, reaped.
+std::string dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return std::to_string(child);
+}
+
+}  // namespace
+
 TEST_CASE("the lock removes temporaries only of tapir's names, only in a folder tapir marked") {
   TempDir tmp;
+  const std::string dead = dead_pid();
   const std::string foreign = tmp.folder("foreign");
   tmp.write("foreign/config.json.tmp.12345", "another program's file");
   { const FolderLock lock(foreign, RunFolder::kKind, RunFolder::written()); }
@@ -38,16 +54,22 @@ TEST_CASE("the lock removes temporaries only of tapir's names, only in a folder 
   const std::string run = tmp.folder("run");
   { const FolderLock lock(run, RunFolder::kKind, RunFolder::written()); }  // empty: marked
   CHECK(owned_kind(run) == RunFolder::kKind);
-  tmp.write("run/checkpoint.safetensors.tmp.12345", "half");
-  tmp.write("run/notes.txt.tmp.12345", "a user's file");
+  tmp.write("run/checkpoint.safetensors.tmp." + dead, "half");
+  tmp.write("run/notes.txt.tmp." + dead, "a user's file");
+  // A writer that still runs (here this process) may be about to rename
+  // its file: a `report --watch` writes report.html beside a job.
+  const std::string live = std::to_string(::getpid());
+  tmp.write("run/config.json.tmp." + live, "being written");
   { const FolderLock lock(run, RunFolder::kKind, RunFolder::written()); }
-  CHECK(!fs::exists(run + "/checkpoint.safetensors.tmp.12345"));
-  CHECK(read_file(run + "/notes.txt.tmp.12345") == "a user's file");
+  CHECK(!fs::exists(run + "/checkpoint.safetensors.tmp." + dead));
+  CHECK(read_file(run + "/notes.txt.tmp." + dead) == "a user's file");
+  CHECK(read_file(run + "/config.json.tmp." + live) == "being written");
+  fs::remove(run + "/config.json.tmp." + live);
 
   // A folder marked as another kind keeps its temporaries.
-  tmp.write("run/checkpoint.safetensors.tmp.777", "half");
+  tmp.write("run/checkpoint.safetensors.tmp." + dead, "half");
   { const FolderLock lock(run, SearchFolder::kKind, RunFolder::written()); }
-  CHECK(fs::exists(run + "/checkpoint.safetensors.tmp.777"));
+  CHECK(fs::exists(run + "/checkpoint.safetensors.tmp." + dead));
 }
 
 TEST_CASE("a lock file or an output that is a symbolic link is refused, its target unchanged") {
