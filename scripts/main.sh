@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tapir's main job: the headline claims of Teney et al. (ICLR 2026) on
-# learned nonlinearities, measured under the protocol that reproduces them
-# here (`--protocol authors`: Stage I and both stages' learning-rate
-# schedules as the authors' public code, idiap/lm-afs; docs/protocols.md),
-# after installing what is missing and building the program (not the tests).
+# learned nonlinearities, measured under the protocol under which COPY and
+# MANO reproduce here (`--protocol authors`: Stage I and both stages'
+# learning-rate schedules as the authors' public code, idiap/lm-afs;
+# docs/protocols.md), after installing what is missing and building the
+# program (not the tests).
 # Per task:
 #   1. Stage I: 3 independent searches, in each 4 models with their own
 #      weights share the MLP's learned spline (tapir search --repeat 3);
