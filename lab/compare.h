@@ -243,6 +243,21 @@ std::string compare_json(const std::vector<VariantResult>& results,
                          const std::vector<double>& thresholds,
                          const std::vector<VerdictSpec>& verdicts = {});
 
+// The variant named "baseline", or null when there is none.
+const VariantResult* find_baseline(const std::vector<VariantResult>& results);
+// One value per run of `r` (`values[i]` for r.runs[i]) in groups, one per
+// part (a search; runs_by_part), and whether the comparison with `base` is
+// paired: every part ran the baseline's seeds, so seed i saw the same data
+// order on both sides.
+struct GroupedRuns {
+  std::vector<std::vector<double>> groups;
+  bool paired = true;
+};
+GroupedRuns group_by_part(const VariantResult& r, const std::vector<double>& values,
+                          const VariantResult& base);
+// "5 seeds", "1 seed", "2 searches x 5 seeds": a paired design's size.
+std::string paired_seeds_text(int seeds, int searches);
+
 // A variant against the variant named "baseline" at the headline (first
 // split, first threshold): the ratio of their median steps to the threshold
 // with its 95% bootstrap interval (lab/intervals.h; runs that never got
@@ -294,10 +309,19 @@ std::vector<MetricVerdict> compare_on_metric(const std::vector<VariantResult>& r
 std::string metric_verdict_line(const MetricVerdict& verdict);
 // compare.json's object for one.
 Json metric_verdict_json(const MetricVerdict& verdict);
-// Every verdict line of `verdicts` (default_verdicts when empty), in order:
-// for steps each variant's verdict_line (followed by its spread_line with
-// `spreads`), for a final metric each variant's metric_verdict_line.
-std::vector<std::string> verdict_lines(const std::vector<VariantResult>& results,
-                                       const std::vector<VerdictSpec>& verdicts, bool spreads);
+// The verdicts of one VerdictSpec: steps (compare_against_baseline) or a
+// final metric (compare_on_metric), one per variant other than the baseline.
+struct Judgement {
+  VerdictSpec spec;
+  std::vector<BaselineVerdict> steps;
+  std::vector<MetricVerdict> metric;
+};
+// Each of `verdicts` (default_verdicts when empty) computed once, in order.
+std::vector<Judgement> judge(const std::vector<VariantResult>& results,
+                             const std::vector<VerdictSpec>& verdicts);
+// Their lines, in order: for steps each variant's verdict_line (followed by
+// its spread_line with `spreads`), for a final metric each variant's
+// metric_verdict_line.
+std::vector<std::string> verdict_lines(const std::vector<Judgement>& judged, bool spreads);
 
 }  // namespace tapir

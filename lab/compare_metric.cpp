@@ -1,6 +1,7 @@
 // Verdicts on a chosen metric and split (lab/compare.h): which verdicts a
-// comparison gives, and the difference of final accuracies or bits per byte
-// against the baseline with its interval.
+// comparison gives, computed once each, the difference of final accuracies
+// or bits per byte against the baseline with its interval, and what every
+// verdict shares (the baseline, the runs grouped by search, the design).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +22,34 @@ const SplitSummary& summary_split(const VariantResult& r, const std::string& spl
   for (const SplitSummary& s : r.splits)
     if (s.split == split) return s;
   fail("variant ", r.variant.name, " has no split ", quoted(split));
+}
+
+const VariantResult* find_baseline(const std::vector<VariantResult>& results) {
+  for (const VariantResult& r : results)
+    if (r.variant.name == "baseline") return &r;
+  return nullptr;
+}
+
+GroupedRuns group_by_part(const VariantResult& r, const std::vector<double>& values,
+                          const VariantResult& base) {
+  std::vector<uint64_t> base_seeds;
+  for (const SeedRun& run : base.runs) base_seeds.push_back(run.seed);
+  GroupedRuns out;
+  for (const std::vector<size_t>& part : runs_by_part(r)) {
+    std::vector<double>& group = out.groups.emplace_back();
+    std::vector<uint64_t> seeds;
+    for (size_t i : part) {
+      group.push_back(values[i]);
+      seeds.push_back(r.runs[i].seed);
+    }
+    out.paired = out.paired && seeds == base_seeds;
+  }
+  return out;
+}
+
+std::string paired_seeds_text(int seeds, int searches) {
+  const std::string text = std::to_string(seeds) + (seeds == 1 ? " seed" : " seeds");
+  return searches > 1 ? std::to_string(searches) + " searches x " + text : text;
 }
 
 VerdictSpec parse_verdict_spec(const std::string& text) {
@@ -68,12 +97,6 @@ std::vector<double> final_values(const VariantResult& r, const VerdictSpec& spec
   return values;
 }
 
-std::vector<uint64_t> run_seeds(const VariantResult& r, const std::vector<size_t>& part) {
-  std::vector<uint64_t> seeds;
-  for (size_t i : part) seeds.push_back(r.runs[i].seed);
-  return seeds;
-}
-
 const char* metric_words(VerdictMetric metric) {
   return metric == VerdictMetric::accuracy ? "final accuracy" : "final bits per byte";
 }
@@ -84,9 +107,7 @@ std::string design_words(const MetricVerdict& v) {
   if (!d.paired)
     return "unpaired, " + std::to_string(v.variant_runs) + " runs against " +
            std::to_string(v.baseline_runs);
-  std::string seeds = std::to_string(d.n) + (d.n == 1 ? " seed" : " seeds");
-  if (d.groups > 1) seeds = std::to_string(d.groups) + " searches x " + seeds;
-  return "paired by seed, " + seeds;
+  return "paired by seed, " + paired_seeds_text(d.n, d.groups);
 }
 
 }  // namespace
@@ -95,32 +116,23 @@ std::vector<MetricVerdict> compare_on_metric(const std::vector<VariantResult>& r
                                              const VerdictSpec& spec) {
   TAPIR_CHECK(spec.metric != VerdictMetric::steps,
               "compare_on_metric judges a final metric; steps are compare_against_baseline's");
-  const auto base = std::find_if(results.begin(), results.end(), [](const VariantResult& r) {
-    return r.variant.name == "baseline";
-  });
+  const VariantResult* base = find_baseline(results);
   std::vector<MetricVerdict> out;
-  if (base == results.end()) return out;
+  if (base == nullptr) return out;
   VerdictSpec named = spec;
   if (named.split.empty()) named.split = base->first().split;
   const std::vector<double> b = final_values(*base, named);
-  const std::vector<uint64_t> base_seeds = run_seeds(*base, runs_by_part(*base).front());
   for (size_t k = 0; k < results.size(); ++k) {
     const VariantResult& r = results[k];
-    if (&r == &*base) continue;
+    if (&r == base) continue;
     const std::vector<double> values = final_values(r, named);
-    std::vector<std::vector<double>> groups;
-    bool paired = true;
-    for (const std::vector<size_t>& part : runs_by_part(r)) {
-      groups.emplace_back();
-      for (size_t i : part) groups.back().push_back(values[i]);
-      paired = paired && run_seeds(r, part) == base_seeds;
-    }
+    const GroupedRuns g = group_by_part(r, values, *base);
     MetricVerdict v;
     v.variant = r.variant.name;
     v.split = named.split;
     v.metric = named.metric;
     // Its own streams, apart from the steps verdicts' (0 .. variants).
-    v.difference = median_difference(groups, {b}, paired, 1000 + k);
+    v.difference = median_difference(g.groups, {b}, g.paired, 1000 + k);
     v.variant_median = quantile(values, 0.5);
     v.baseline_median = quantile(b, 0.5);
     v.variant_runs = static_cast<int>(values.size());
@@ -160,19 +172,28 @@ Json metric_verdict_json(const MetricVerdict& v) {
       .set("baseline_runs", v.baseline_runs);
 }
 
-std::vector<std::string> verdict_lines(const std::vector<VariantResult>& results,
-                                       const std::vector<VerdictSpec>& verdicts, bool spreads) {
-  std::vector<std::string> lines;
+std::vector<Judgement> judge(const std::vector<VariantResult>& results,
+                             const std::vector<VerdictSpec>& verdicts) {
+  std::vector<Judgement> judged;
   for (const VerdictSpec& spec : verdicts.empty() ? default_verdicts(results) : verdicts) {
-    if (spec.metric == VerdictMetric::steps) {
-      for (const BaselineVerdict& v : compare_against_baseline(results, spec.split)) {
-        lines.push_back(verdict_line(v));
-        if (spreads) lines.push_back(spread_line(v));
-      }
-    } else {
-      for (const MetricVerdict& v : compare_on_metric(results, spec))
-        lines.push_back(metric_verdict_line(v));
+    Judgement& j = judged.emplace_back();
+    j.spec = spec;
+    if (spec.metric == VerdictMetric::steps)
+      j.steps = compare_against_baseline(results, spec.split);
+    else
+      j.metric = compare_on_metric(results, spec);
+  }
+  return judged;
+}
+
+std::vector<std::string> verdict_lines(const std::vector<Judgement>& judged, bool spreads) {
+  std::vector<std::string> lines;
+  for (const Judgement& j : judged) {
+    for (const BaselineVerdict& v : j.steps) {
+      lines.push_back(verdict_line(v));
+      if (spreads) lines.push_back(spread_line(v));
     }
+    for (const MetricVerdict& v : j.metric) lines.push_back(metric_verdict_line(v));
   }
   return lines;
 }

@@ -224,7 +224,7 @@ std::string compare_table_markdown(const std::vector<VariantResult>& results,
     out += split_table(results, splits[k], thresholds);
     out += groups_table(results, splits[k]);
   }
-  const std::vector<std::string> lines = verdict_lines(results, verdicts, /*spreads=*/true);
+  const std::vector<std::string> lines = verdict_lines(judge(results, verdicts), /*spreads=*/true);
   if (!lines.empty()) out += "\n";
   for (const std::string& line : lines) out += line + "\n";
   return out;
@@ -245,48 +245,28 @@ std::vector<double> headline_steps(const VariantResult& r, const std::string& sp
   return steps;
 }
 
-std::vector<uint64_t> seeds_of(const VariantResult& r) {
-  std::vector<uint64_t> seeds;
-  for (const SeedRun& run : r.runs) seeds.push_back(run.seed);
-  return seeds;
-}
-
 }  // namespace
 
 std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results,
                                                       const std::string& split_name) {
-  const auto base = std::find_if(results.begin(), results.end(), [](const VariantResult& r) {
-    return r.variant.name == "baseline";
-  });
+  const VariantResult* base = find_baseline(results);
   std::vector<BaselineVerdict> out;
-  if (base == results.end()) return out;
+  if (base == nullptr) return out;
   const std::string split = split_name.empty() ? base->first().split : split_name;
   double budget = 1;
   std::vector<std::vector<double>> steps;
   for (const VariantResult& r : results) steps.push_back(headline_steps(r, split, budget));
-  const std::vector<double>& b = steps[static_cast<size_t>(base - results.begin())];
+  const std::vector<double>& b = steps[static_cast<size_t>(base - results.data())];
   for (size_t k = 0; k < results.size(); ++k) {
     const VariantResult& r = results[k];
-    if (&r == &*base) continue;
+    if (&r == base) continue;
     BaselineVerdict v;
     v.variant = r.variant.name;
     v.threshold = r.thresholds.front();
     v.split = split;
-    // Paired when every part ran the baseline's seeds: seed i saw the same
-    // data order.
-    std::vector<std::vector<double>> groups;
-    bool paired = true;
-    for (const std::vector<size_t>& part : runs_by_part(r)) {
-      groups.emplace_back();
-      std::vector<uint64_t> seeds;
-      for (size_t i : part) {
-        groups.back().push_back(steps[k][i]);
-        seeds.push_back(r.runs[i].seed);
-      }
-      paired = paired && seeds == seeds_of(*base);
-    }
-    v.steps = steps_ratio(groups, {b}, budget, paired, k);
-    v.spread = spread_ratio(groups, {b}, budget, paired, k);
+    const GroupedRuns g = group_by_part(r, steps[k], *base);
+    v.steps = steps_ratio(g.groups, {b}, budget, g.paired, k);
+    v.spread = spread_ratio(g.groups, {b}, budget, g.paired, k);
     v.variant_steps = summary_split(r, split).steps.front();
     v.baseline_steps = summary_split(*base, split).steps.front();
     out.push_back(v);
@@ -302,9 +282,7 @@ std::string seeds_text(const BaselineVerdict& v) {
   if (!s.paired)
     return std::to_string(v.variant_steps.count) + " seeds against " +
            std::to_string(v.baseline_steps.count);
-  std::string seeds = std::to_string(s.n) + (s.n == 1 ? " seed" : " seeds");
-  if (s.groups > 1) seeds = std::to_string(s.groups) + " searches x " + seeds;
-  return seeds;
+  return paired_seeds_text(s.n, s.groups);
 }
 
 // "inconclusive against baseline at 5 seeds", "faster than baseline", ...
@@ -416,16 +394,11 @@ std::string compare_json(const std::vector<VariantResult>& results,
   }
   root.set("variants", variants);
   Json lines = Json::array(), against = Json::array(), on_metric = Json::array();
-  for (const std::string& line : verdict_lines(results, verdicts, /*spreads=*/false))
-    lines.push_back(line);
-  for (const VerdictSpec& spec : verdicts.empty() ? default_verdicts(results) : verdicts) {
-    if (spec.metric == VerdictMetric::steps) {
-      for (const BaselineVerdict& v : compare_against_baseline(results, spec.split))
-        against.push_back(baseline_verdict_json(v));
-    } else {
-      for (const MetricVerdict& v : compare_on_metric(results, spec))
-        on_metric.push_back(metric_verdict_json(v));
-    }
+  const std::vector<Judgement> judged = judge(results, verdicts);
+  for (const std::string& line : verdict_lines(judged, /*spreads=*/false)) lines.push_back(line);
+  for (const Judgement& j : judged) {
+    for (const BaselineVerdict& v : j.steps) against.push_back(baseline_verdict_json(v));
+    for (const MetricVerdict& v : j.metric) on_metric.push_back(metric_verdict_json(v));
   }
   if (lines.size() > 0) {
     root.set("verdicts", lines);

@@ -547,7 +547,7 @@ TEST_CASE("verdicts on a final metric: a difference of medians on the split name
   // Named verdicts replace the defaults, in their order; steps on test_long
   // are a ratio on that split.
   const std::vector<VerdictSpec> named = {long_accuracy, {VerdictMetric::steps, "test_long"}};
-  const std::vector<std::string> lines = verdict_lines(results, named, /*spreads=*/false);
+  const std::vector<std::string> lines = verdict_lines(judge(results, named), /*spreads=*/false);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0] == line);
   CHECK(lines[1].find("steps to 0.90 on test_long") != std::string::npos);

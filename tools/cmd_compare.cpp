@@ -100,59 +100,57 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_flag("--quiet", o->quiet, "Print only the table");
   add_protocol_option(*cmd, o->protocol);
   add_probe_options(*cmd, *o);
-  return {
-      cmd,
-      [o, cmd]() {
-        CompareOptions c;
-        const ProtocolRecord protocol = apply_protocol(*cmd, o->protocol, ProtocolStage::stage2,
-                                                       {o->train.config.steps, 0, false});
-        c.base = finish_train_options(*cmd, o->train);
-        c.base.protocol = protocol;
-        if (!protocol_note(protocol).empty())
-          o->train.preset_note = protocol_note(protocol) +
-                                 (o->train.preset_note.empty() ? "" : "\n" + o->train.preset_note);
-        const std::string note =
-            settings_note(o->train, c.base.task, recommend_unless_given(*cmd, c.base));
-        std::vector<std::string> specs = o->variants;
-        for (auto it = o->arch.rbegin(); it != o->arch.rend(); ++it)
-          specs.insert(specs.begin(), "arch:" + *it);
-        if (!o->arch.empty()) specs.insert(specs.begin(), "baseline");
-        if (specs.empty()) specs = {"baseline"};
-        for (const std::string& s : specs) c.variants.push_back(parse_variant(s));
-        c.seeds = o->seeds;
-        c.thresholds = parse_thresholds(o->threshold);
-        std::vector<VerdictSpec> verdicts;
-        for (const std::string& text : o->verdicts)
-          verdicts.push_back(parse_option("--verdict", text, parse_verdict_spec));
-        check_verdict_splits(c.base, verdicts);
-        c.out_dir = o->out;
-        o->probe.gammas = parse_double_list(o->gamma, "--gamma");
-        for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);
-        check_variants(c, apply_variant);  // all of it before the folder is touched
-        check_pools(c.variants);
-        Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
-        if (!note.empty()) progress.line(note);
-        c.progress = &progress;
-        check_new_or_owned(o->out, "comparison folder");  // before anything is written
-        const auto lock = lock_for_job(o->out, "comparison folder",
-                                       {"compare.md", "compare.json", "report.html"});
-        std::vector<VariantResult> results = run_compare(c, apply_variant);
-        if (!dist::is_root()) return 0;  // rank 0 probes and writes the tables
-        o->probe.threads = c.base.threads;
-        const ProbeReport probe = probe_compare(results, o->probe);
-        std::vector<VariantResult> pools = pool_named(results);
-        if (o->arch.size() > 1) results.push_back(pool_arch_files(results, o->arch));
-        for (VariantResult& pool : pools) results.push_back(std::move(pool));
-        std::string table = compare_table_markdown(results, c.thresholds, verdicts);
-        table += probe.markdown;
-        Json json = parse_json(compare_json(results, c.thresholds, verdicts));
-        if (!probe.markdown.empty()) json.set("probes", probe.json);
-        write_file_atomic(o->out + "/compare.md", table);
-        write_file_atomic(o->out + "/compare.json", to_json(json, 2) + "\n");
-        std::printf("\n%s\nwrote %s/compare.md and compare.json\n", table.c_str(), o->out.c_str());
-        return 0;
-      },
-      Ranks::several};
+  return {cmd,
+          [o, cmd]() {
+            CompareOptions c;
+            const ProtocolRecord protocol = apply_protocol(*cmd, o->protocol, ProtocolStage::stage2,
+                                                           {o->train.config.steps, 0, false});
+            c.base = finish_train_options(*cmd, o->train);
+            c.base.protocol = protocol;
+            prepend_protocol_note(protocol, o->train.preset_note);
+            const std::string note =
+                settings_note(o->train, c.base.task, recommend_unless_given(*cmd, c.base));
+            std::vector<std::string> specs = o->variants;
+            for (auto it = o->arch.rbegin(); it != o->arch.rend(); ++it)
+              specs.insert(specs.begin(), "arch:" + *it);
+            if (!o->arch.empty()) specs.insert(specs.begin(), "baseline");
+            if (specs.empty()) specs = {"baseline"};
+            for (const std::string& s : specs) c.variants.push_back(parse_variant(s));
+            c.seeds = o->seeds;
+            c.thresholds = parse_thresholds(o->threshold);
+            std::vector<VerdictSpec> verdicts;
+            for (const std::string& text : o->verdicts)
+              verdicts.push_back(parse_option("--verdict", text, parse_verdict_spec));
+            check_verdict_splits(c.base, verdicts);
+            c.out_dir = o->out;
+            o->probe.gammas = parse_double_list(o->gamma, "--gamma");
+            for (const std::string& kind : o->probe.noise) parse_noise_kind(kind);
+            check_variants(c, apply_variant);  // all of it before the folder is touched
+            check_pools(c.variants);
+            Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
+            if (!note.empty()) progress.line(note);
+            c.progress = &progress;
+            check_new_or_owned(o->out, "comparison folder");  // before anything is written
+            const auto lock = lock_for_job(o->out, "comparison folder",
+                                           {"compare.md", "compare.json", "report.html"});
+            std::vector<VariantResult> results = run_compare(c, apply_variant);
+            if (!dist::is_root()) return 0;  // rank 0 probes and writes the tables
+            o->probe.threads = c.base.threads;
+            const ProbeReport probe = probe_compare(results, o->probe);
+            std::vector<VariantResult> pools = pool_named(results);
+            if (o->arch.size() > 1) results.push_back(pool_arch_files(results, o->arch));
+            for (VariantResult& pool : pools) results.push_back(std::move(pool));
+            std::string table = compare_table_markdown(results, c.thresholds, verdicts);
+            table += probe.markdown;
+            Json json = parse_json(compare_json(results, c.thresholds, verdicts));
+            if (!probe.markdown.empty()) json.set("probes", probe.json);
+            write_file_atomic(o->out + "/compare.md", table);
+            write_file_atomic(o->out + "/compare.json", to_json(json, 2) + "\n");
+            std::printf("\n%s\nwrote %s/compare.md and compare.json\n", table.c_str(),
+                        o->out.c_str());
+            return 0;
+          },
+          Ranks::several};
 }
 
 }  // namespace tapir

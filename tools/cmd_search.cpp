@@ -57,9 +57,7 @@ void run_search_command(CLI::App& cmd, SearchOptions& o) {
   config.base = finish_train_options(cmd, o.train);
   apply_protocol_task_options(o.protocol, config.base.task, config.base.task_options, protocol);
   config.base.protocol = protocol;
-  if (!protocol_note(protocol).empty())
-    o.train.preset_note =
-        protocol_note(protocol) + (o.train.preset_note.empty() ? "" : "\n" + o.train.preset_note);
+  prepend_protocol_note(protocol, o.train.preset_note);
   if (!o.train.preset.empty() &&
       apply_preset_task_options(o.train.preset, config.base.task, config.base.task_options))
     o.train.preset_note += (o.train.preset_note.empty() ? "" : "\n") + o.train.preset +

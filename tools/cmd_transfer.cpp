@@ -85,14 +85,11 @@ Command add_transfer_command(CLI::App& app) {
             while (std::getline(in, task, ','))
               if (!task.empty()) run.tasks.push_back(task);
             for (const std::string& name : run.tasks) {
-              ProtocolRecord set;
               TaskOptions options =
                   run.task_options.count(name) ? run.task_options.at(name) : TaskOptions();
-              apply_protocol_task_options(o->protocol, name, options, set);
-              if (set.flags.empty()) continue;
-              run.task_options[name] = options;
-              for (const std::string& flag : set.flags)  // "--opt arch-frac=0"
-                protocol.flags.push_back("--task-opt " + name + ":" + flag.substr(6));
+              if (apply_protocol_task_options(o->protocol, name, options, protocol,
+                                              "--task-opt " + name + ":"))
+                run.task_options[name] = options;
             }
             run.base.protocol = protocol;
             if (!protocol_note(protocol).empty() && !o->quiet && dist::is_root())

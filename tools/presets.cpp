@@ -97,8 +97,7 @@ bool apply_preset_task_options(const std::string& name, const std::string& task,
                                TaskOptions& options) {
   if (name != "lm-afs") return false;
   ProtocolRecord set;  // the authors' protocol's: nothing held out
-  apply_protocol_task_options("authors", task, options, set);
-  return !set.flags.empty();
+  return apply_protocol_task_options("authors", task, options, set);
 }
 
 }  // namespace tapir

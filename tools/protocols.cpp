@@ -95,16 +95,20 @@ ProtocolRecord apply_protocol(CLI::App& cmd, const std::string& name, ProtocolSt
   return record;
 }
 
-void apply_protocol_task_options(const std::string& name, const std::string& task,
-                                 TaskOptions& options, ProtocolRecord& record) {
+bool apply_protocol_task_options(const std::string& name, const std::string& task,
+                                 TaskOptions& options, ProtocolRecord& record,
+                                 const std::string& flag) {
+  bool set = false;
   for (const auto& [option, value] : protocol_task_options(name)) {
     if (options.has(option)) continue;
     TaskOptions probe = options;
     make_task(task, probe);
     if (!probe.asked(option)) continue;
     options.set(option, value);
-    record.flags.push_back("--opt " + option + "=" + value);
+    record.flags.push_back(flag + option + "=" + value);
+    set = true;
   }
+  return set;
 }
 
 std::string protocol_note(const ProtocolRecord& record) {
@@ -112,6 +116,11 @@ std::string protocol_note(const ProtocolRecord& record) {
   std::string flags;
   for (const std::string& f : record.flags) flags += (flags.empty() ? "" : " ") + f;
   return "protocol " + record.name + ": using " + flags + " (a flag you give overrides its value)";
+}
+
+void prepend_protocol_note(const ProtocolRecord& record, std::string& notes) {
+  const std::string note = protocol_note(record);
+  if (!note.empty()) notes = note + (notes.empty() ? "" : "\n" + notes);
 }
 
 void add_protocol_option(CLI::App& cmd, std::string& name) {

@@ -44,12 +44,18 @@ std::vector<std::pair<std::string, std::string>> protocol_task_options(const std
 ProtocolRecord apply_protocol(CLI::App& cmd, const std::string& name, ProtocolStage stage,
                               const PresetSteps& steps);
 // Sets the protocol's task options in `options` for `task` where the task
-// takes them and none was given; adds each to `record` ("--opt arch-frac=0").
-void apply_protocol_task_options(const std::string& name, const std::string& task,
-                                 TaskOptions& options, ProtocolRecord& record);
+// takes them and none was given; adds each to `record` as `flag` and
+// name=value ("--opt arch-frac=0"; transfer: "--task-opt copy:arch-frac=0").
+// Returns whether it set any.
+bool apply_protocol_task_options(const std::string& name, const std::string& task,
+                                 TaskOptions& options, ProtocolRecord& record,
+                                 const std::string& flag = "--opt ");
 // "protocol authors: using --schedule trapezoid ... (a flag you give
 // overrides its value)", or "" when it set nothing.
 std::string protocol_note(const ProtocolRecord& record);
+// Puts protocol_note(record), when there is one, as the first line of
+// `notes` (a command's first lines: the protocol's, the preset's, ...).
+void prepend_protocol_note(const ProtocolRecord& record, std::string& notes);
 
 // Registers --protocol on `cmd`, bound to `name`.
 void add_protocol_option(CLI::App& cmd, std::string& name);
