@@ -394,3 +394,28 @@ refuse sizes "too few for option context = 5000" @ train --task text --opt path=
 refuse files "lies in ssearch" @ search --task text --opt path=corpus.txt --opt context=16 \
   --opt tokenizer=ssearch/tokenizer.model --width 16 --heads 2 --layers 1 --models 2 --steps 4 \
   --threads 1 --force --out ssearch
+
+# --- claims: records and the runner (claims/README.md) -----------------
+R='{"id": "T1-x", "order": 1, "paper": "p", "paper_source": "paper", "claim": "c",
+ "paper_figure": "2x", "setting": "s", "protocol": "tapir", "command": "c",
+ "measure": {"statistic": "s", "better": "lower", "null": 1, "size": 0.5, "rule": "effect",
+ "format": "ratio", "decimals": 2},
+ "result": {"value": 1.18, "lo": 1.0, "hi": 1.33, "interval": "95% CI", "searches": 3, "seeds": 3,
+ "status": "STATUS", "detail": "", "budget": "full", "wall_s": null, "commit": null, "date": null,
+ "source": null}}'
+setup=""
+refuse files "nothing: no such folder of claim records" @ claims list --records nothing
+setup="mkdir recs && echo '${R/STATUS/not reproduced}' >recs/T1-x.json"
+refuse numbers "--ranks expects" @ claims run all --records recs --ranks 0
+refuse names "no claim record 'T1-y'" @ claims list T1-y --records recs
+refuse files "cannot open" @ claims run T1-x --records recs --experiments nosuch.json
+refuse files "no claims tally markers" @ claims render --records recs --md new.md --html new.html \
+  --readme recs/T1-x.json
+setup="mkdir recs && echo '${R/STATUS/reproduced}' >recs/T1-x.json"
+refuse files "is not what rule effect gives for 1.18x [1.00, 1.33]: not reproduced" @ claims list \
+  --records recs
+setup="mkdir recs && echo '${R/\"claim\"/\"claims\"}' >recs/T1-x.json"
+refuse files "unknown key 'claims'" @ claims list --records recs
+setup="mkdir recs && echo '${R/STATUS/not reproduced}' >recs/T1-z.json"
+refuse files "id 'T1-x' is not the file's name" @ claims list --records recs
+setup=""

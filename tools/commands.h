@@ -38,6 +38,7 @@ Command add_layers_command(CLI::App& app);
 Command add_robust_command(CLI::App& app);
 Command add_robust_compare_command(CLI::App& app);
 Command add_tokenizer_command(CLI::App& app);
+Command add_claims_command(CLI::App& app);
 // `tapir completion` and `tapir man` (tools/cmd_shell.cpp), made from the
 // definitions of every command registered before them; `version` heads the
 // man pages.

@@ -66,7 +66,8 @@ void make_cli(Cli& cli) {
                   tapir::add_plot_command(app),     tapir::add_selfcheck_command(app),
                   tapir::add_tasks_command(app),    tapir::add_layers_command(app),
                   tapir::add_robust_command(app),   tapir::add_robust_compare_command(app),
-                  tapir::add_arch_command(app),     tapir::add_tokenizer_command(app)};
+                  tapir::add_arch_command(app),     tapir::add_tokenizer_command(app),
+                  tapir::add_claims_command(app)};
   cli.commands.push_back(tapir::add_completion_command(app));
   cli.commands.push_back(tapir::add_man_command(app, version.substr(0, version.find('\n'))));
   tapir::make_numbers_strict(app);

@@ -1,0 +1,150 @@
+// The papers' claims as records: one JSON file per row of the claims table
+// (claims/records/ID.json), each holding the claim, the paper's figure, how
+// the setting here differs, the protocol, the command that measures it and
+// the result (the statistic, its interval, n, the status, the wall time and
+// the build). `tapir claims` reads them (tools/cmd_claims.cpp):
+//   - a status is never typed: status_by_rule() derives it from the numbers,
+//     and check_claim() refuses a record whose stored status differs;
+//   - the table (docs/claims.md), the page with a forest plot per claim
+//     (docs/claims.html) and the README's tally are written from the
+//     records alone (lab/claims_render.cpp);
+//   - the runner measures a claim from its experiment (claims/experiments.json:
+//     a Stage I search and a Stage II comparison) and writes the result read
+//     from compare.json (result_from_compare).
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+
+namespace tapir {
+
+// How a record's number is read against the paper's claim.
+struct ClaimMeasure {
+  std::string statistic;         // what the number is, in words
+  bool higher_better = false;    // "better": the direction the paper claims
+  double null_value = 1;         // "null": the value of no effect
+  std::optional<double> size;    // the paper's figure in the statistic's unit
+  std::string rule = "effect";   // effect | bound | judged
+  std::string format = "ratio";  // ratio (1.18x) | difference (+0.318) | value (0.438)
+  int decimals = 2;
+  // Where the runner reads the number, for a claim it can measure: the
+  // experiment of claims/experiments.json, the field of compare.json
+  // (steps_ratio, spread_ratio or difference), the variant ("arch" for the
+  // searches pooled), the split and, for a difference, the metric.
+  std::string experiment;
+  std::string field;
+  std::string variant;
+  std::string split;
+  std::string metric;
+};
+
+struct ClaimResult {
+  std::optional<double> value, lo, hi;
+  std::string interval = "95% CI";  // or "min-max of 9 pairs", ...
+  int searches = 0;                 // n = searches x seeds
+  int seeds = 0;
+  std::string status;
+  std::string detail;
+  std::string budget = "full";  // full | quick
+  std::optional<double> wall_s;
+  std::string commit;  // "" when not known
+  std::string date;
+  std::string source;  // where the full table is
+};
+
+struct ClaimRecord {
+  std::string id;
+  int order = 0;
+  std::string paper;
+  std::string paper_source;  // paper | review | summary | method
+  std::string claim;
+  std::string paper_figure;
+  std::string setting;
+  std::string protocol;
+  std::string command;
+  std::optional<ClaimMeasure> measure;
+  std::optional<ClaimResult> result;  // none: not measured yet
+  std::string reason;                 // for "not testable here"
+};
+
+// The statuses, in the order the tally lists them.
+const std::vector<std::string>& claim_statuses();
+
+// Strict: an unknown key, a missing one or a wrong kind is an error naming it.
+ClaimRecord claim_from_json(const Json& j);
+Json claim_to_json(const ClaimRecord& record);
+
+// The status the numbers give under the measure's rule (claims/README.md):
+// "effect" reads whether the interval leaves the null value on the claimed
+// side and whether it reaches the paper's size; "bound" whether it stays
+// within the paper's bound; "judged" keeps the record's own status.
+std::string status_by_rule(const ClaimMeasure& measure, const ClaimResult& result);
+
+// What is wrong with a record, one line each: a status the rule does not
+// give, a table cell of more than 40 words, a missing field.
+std::vector<std::string> claim_problems(const ClaimRecord& record);
+
+// Every claims/records/*.json in `dir`, sorted by order then id; each must
+// be named for its id and free of problems (the first problem is thrown,
+// naming the file).
+std::vector<ClaimRecord> read_claims(const std::string& dir);
+// The record written to dir/ID.json (atomically).
+void write_claim(const std::string& dir, const ClaimRecord& record);
+
+// The status shown: the result's, "not testable here", or "not measured".
+std::string shown_status(const ClaimRecord& record);
+// "1.18x [1.00, 1.33]" (ratio), "+0.318 [+0.278, +0.402]" (difference).
+std::string format_claim_figure(const ClaimMeasure& measure, const ClaimResult& result);
+
+// The claim's experiment (claims/experiments.json): flags shared by the
+// search and the comparison, the protocol, steps, threshold, and what each
+// budget changes.
+struct ClaimBudget {
+  int searches = 1;
+  int seeds = 2;
+  int steps = 0;  // 0: the experiment's
+};
+struct ClaimExperiment {
+  std::string id;
+  std::string about;
+  // "compare": a search (unless search is null) then `tapir compare`;
+  // "robust-compare": ERM against a constrained arm, no search.
+  std::string command = "compare";
+  std::string arm = "descent";    // robust-compare's constrained arm
+  std::vector<std::string> task;  // flags of both stages
+  std::string protocol = "tapir";
+  int steps = 0;
+  std::string threshold;
+  bool search = true;  // Stage I before the comparison
+  std::vector<std::string> search_flags;
+  std::vector<std::string> compare_flags;
+  ClaimBudget full, quick;
+};
+std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string& path);
+
+// The result of `measure` read from a comparison's compare.json (its JSON
+// value): the interval, n and the verdict's words, with the status by rule.
+ClaimResult result_from_compare(const ClaimMeasure& measure, const Json& compare);
+// The result of `measure` read from a robust-compare summary_ARM.json: its
+// field is a dotted path ("monotone.difference", "splits.test.difference",
+// "noise.gaussian.3.difference") to a paired difference's mean and interval.
+ClaimResult result_from_robust_summary(const ClaimMeasure& measure, const Json& summary);
+
+// The outputs of the renderer (lab/claims_render.cpp).
+std::string render_claims_markdown(const std::vector<ClaimRecord>& records);
+std::string render_claims_html(const std::vector<ClaimRecord>& records);
+// "Of 41 rows (28 claims): 5 reproduced, ..." as a README paragraph.
+std::string render_claims_tally(const std::vector<ClaimRecord>& records);
+// `readme` with the text between its tally markers replaced by `tally`;
+// throws when the markers are missing.
+std::string with_claims_tally(const std::string& readme, const std::string& tally);
+// The table's "here" cell: the statistic, its figure and interval, n and
+// the detail; the reason where the claim is not testable here.
+std::string claim_here_text(const ClaimRecord& record);
+// One line for a terminal: "ID | claim | paper | here | status".
+std::string claim_line(const ClaimRecord& record);
+
+}  // namespace tapir

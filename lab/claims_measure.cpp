@@ -1,0 +1,225 @@
+// What the claims runner reads: the experiments of claims/experiments.json
+// and a claim's result from a comparison's compare.json (lab/claims.h).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "base/error.h"
+#include "base/file_io.h"
+#include "base/parse.h"
+#include "lab/claims.h"
+
+namespace tapir {
+
+namespace {
+
+std::vector<std::string> strings_of(const Json& j, const char* key, const std::string& what) {
+  std::vector<std::string> out;
+  const Json* v = j.find(key);
+  if (v == nullptr || v->is_null()) return out;
+  TAPIR_CHECK(v->is_array(), what, ": ", key, " must be a list of command-line words");
+  for (const Json& word : v->as_array()) out.push_back(word.as_string());
+  return out;
+}
+
+ClaimBudget budget_of(const Json& j, const std::string& what) {
+  ClaimBudget b;
+  for (const auto& [key, value] : j.as_object()) {
+    if (key == "searches")
+      b.searches = static_cast<int>(value.as_int());
+    else if (key == "seeds")
+      b.seeds = static_cast<int>(value.as_int());
+    else if (key == "steps")
+      b.steps = static_cast<int>(value.as_int());
+    else
+      fail(what, ": unknown key ", tapir::quoted(key), " (known: searches, seeds, steps)");
+  }
+  TAPIR_CHECK(b.searches >= 1 && b.seeds >= 2 && b.steps >= 0, what,
+              ": a budget needs searches >= 1 and seeds >= 2 (an interval needs two)");
+  return b;
+}
+
+// The entry of compare.json's `list` for the measure's variant and split
+// ("arch": the searches pooled where there are several, else the one search).
+const Json& entry_for(const ClaimMeasure& m, const Json& list, const char* list_name) {
+  const Json* single = nullptr;
+  const Json* pooled = nullptr;
+  for (const Json& e : list.as_array()) {
+    if (e.at("split").as_string() != m.split) continue;
+    if (!m.metric.empty() && e.find("metric") != nullptr && e.at("metric").as_string() != m.metric)
+      continue;
+    const std::string& variant = e.at("variant").as_string();
+    if (m.variant == "arch") {
+      if (variant.rfind("arch: ", 0) == 0)
+        pooled = &e;
+      else if (variant.rfind("arch:", 0) == 0)
+        single = single == nullptr ? &e : single;
+    } else if (variant == m.variant) {
+      pooled = &e;
+    }
+  }
+  if (pooled != nullptr) return *pooled;
+  if (single != nullptr) return *single;
+  fail("compare.json: no ", list_name, " entry for variant ", tapir::quoted(m.variant),
+       " on split ", tapir::quoted(m.split), m.metric.empty() ? "" : " (metric " + m.metric + ")");
+}
+
+// The words in the last parentheses of the verdict line of `variant` whose
+// text holds `what` ("median 700 against 1100; ...; never: 0 of 9 against 0
+// of 3"), or "".
+std::string verdict_detail(const Json& compare, const std::string& variant,
+                           const std::string& what) {
+  const Json* lines = compare.find("verdicts");
+  if (lines == nullptr) return "";
+  for (const Json& line : lines->as_array()) {
+    const std::string& text = line.as_string();
+    if (text.rfind("verdict: " + variant + " is ", 0) != 0) continue;
+    if (text.find(what) == std::string::npos) continue;
+    const size_t open = text.rfind('(');
+    const size_t close = text.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) return "";
+    return text.substr(open + 1, close - open - 1);
+  }
+  return "";
+}
+
+std::optional<double> finite_or_none(const Json& j, const char* key) {
+  const Json* v = j.find(key);
+  if (v == nullptr || v->is_null()) return std::nullopt;
+  return v->as_double();
+}
+
+}  // namespace
+
+std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string& path) {
+  const Json root = read_json_file(path);
+  std::map<std::string, ClaimExperiment> out;
+  try {
+    for (const auto& [id, j] : root.as_object()) {
+      const std::string what = "experiment " + tapir::quoted(id);
+      for (const auto& [key, value] : j.as_object()) {
+        (void)value;
+        static const char* const known[] = {"about",    "command", "arm",       "task",
+                                            "protocol", "steps",   "threshold", "search",
+                                            "compare",  "full",    "quick"};
+        bool found = false;
+        for (const char* k : known) found = found || key == k;
+        TAPIR_CHECK(found, what, ": unknown key ", tapir::quoted(key),
+                    " (known: about, command, arm, task, protocol, steps, threshold, search, "
+                    "compare, full, quick)");
+      }
+      ClaimExperiment e;
+      e.id = id;
+      e.about = j.at("about").as_string();
+      if (const Json* c = j.find("command")) e.command = c->as_string();
+      TAPIR_CHECK(e.command == "compare" || e.command == "robust-compare", what,
+                  ": command must be compare or robust-compare, not ", tapir::quoted(e.command));
+      if (const Json* a = j.find("arm")) e.arm = a->as_string();
+      e.task = strings_of(j, "task", what);
+      if (const Json* p = j.find("protocol")) e.protocol = p->as_string();
+      e.steps = static_cast<int>(j.at("steps").as_int());
+      if (const Json* t = j.find("threshold")) e.threshold = t->as_string();
+      TAPIR_CHECK(e.command != "compare" || !e.threshold.empty(), what,
+                  ": a comparison needs its threshold");
+      e.search = j.find("search") != nullptr && !j.at("search").is_null();
+      e.search_flags = strings_of(j, "search", what);
+      e.compare_flags = strings_of(j, "compare", what);
+      e.full = budget_of(j.at("full"), what + ": full");
+      e.quick = budget_of(j.at("quick"), what + ": quick");
+      TAPIR_CHECK(e.steps > 0, what, ": steps must be positive");
+      TAPIR_CHECK(e.command == "compare" || !e.search, what,
+                  ": robust-compare runs no search (search must be null)");
+      out.emplace(id, std::move(e));
+    }
+  } catch (const Error& e) {
+    fail(path, ": ", e.what());
+  }
+  return out;
+}
+
+ClaimResult result_from_compare(const ClaimMeasure& m, const Json& compare) {
+  ClaimResult r;
+  const Json* entry = nullptr;
+  if (m.field == "steps_ratio" || m.field == "spread_ratio") {
+    entry = &entry_for(m, compare.at("against_baseline"), "against_baseline");
+    const Json& ratio = entry->at(m.field);
+    r.value = finite_or_none(ratio, "ratio");
+    r.lo = finite_or_none(ratio, "lo");
+    r.hi = finite_or_none(ratio, "hi");
+    if (m.field == "steps_ratio") {
+      r.detail = verdict_detail(compare, entry->at("variant").as_string(), "steps to");
+    } else if (const Json* p = entry->find("spread_p"); p != nullptr && !p->is_null()) {
+      char text[64];
+      std::snprintf(text, sizeof text, "variance of log steps, permutation p = %.3f",
+                    p->as_double());
+      r.detail = text;
+    } else {
+      r.detail = "no spread: fewer than 2 runs a side reached the threshold";
+    }
+  } else if (m.field == "difference") {
+    entry = &entry_for(m, compare.at("on_metric"), "on_metric");
+    const Json& d = entry->at("difference");
+    r.value = finite_or_none(d, "difference");
+    r.lo = finite_or_none(d, "lo");
+    r.hi = finite_or_none(d, "hi");
+    r.detail = verdict_detail(compare, entry->at("variant").as_string(), "on " + m.split + " at");
+  } else {
+    fail("measure: field ", tapir::quoted(m.field),
+         " is none that the runner reads (steps_ratio, spread_ratio, difference)");
+  }
+  const Json* searches = entry->find("searches");
+  r.searches =
+      searches == nullptr ? (m.variant == "arch" ? 1 : 0) : static_cast<int>(searches->as_int());
+  r.seeds = static_cast<int>(entry->at("seeds").as_int());
+  r.interval = "95% CI";
+  r.status = status_by_rule(m, r);
+  return r;
+}
+
+ClaimResult result_from_robust_summary(const ClaimMeasure& m, const Json& summary) {
+  const Json* node = &summary;
+  const Json* parent = nullptr;
+  size_t start = 0;
+  while (start <= m.field.size()) {
+    const size_t dot = std::min(m.field.find('.', start), m.field.size());
+    const std::string key = m.field.substr(start, dot - start);
+    parent = node;
+    if (node->is_array()) {
+      const int64_t index = parse_int64(key, "an index of summary field " + m.field, 0,
+                                        static_cast<int64_t>(node->size()) - 1);
+      node = &node->as_array()[static_cast<size_t>(index)];
+    } else {
+      TAPIR_CHECK(node->is_object(), "summary: field ", tapir::quoted(m.field), ": ",
+                  tapir::quoted(key), " is below a value with no keys");
+      node = node->find(key);
+      TAPIR_CHECK(node != nullptr, "summary: field ", tapir::quoted(m.field), ": no key ",
+                  tapir::quoted(key));
+    }
+    start = dot + 1;
+  }
+  TAPIR_CHECK(node->is_object() && node->find("mean") != nullptr, "summary: field ",
+              tapir::quoted(m.field), " holds no paired difference (mean, lo, hi)");
+  ClaimResult r;
+  r.value = finite_or_none(*node, "mean");
+  r.lo = finite_or_none(*node, "lo");
+  r.hi = finite_or_none(*node, "hi");
+  TAPIR_CHECK(r.value.has_value(), "summary: field ", tapir::quoted(m.field),
+              " holds no paired difference (mean, lo, hi)");
+  r.searches = 0;
+  r.seeds = static_cast<int>(summary.at("seeds").as_int());
+  r.interval = "95% CI";
+  // The counts beside a share ("monotone": erm 2, descent 10) say what it is
+  // a difference of.
+  std::string counts;
+  if (parent != nullptr && parent->is_object())
+    for (const auto& [key, value] : parent->as_object())
+      if (value.is_int())
+        counts += (counts.empty() ? "" : ", ") + key + " " + std::to_string(value.as_int()) +
+                  " of " + std::to_string(r.seeds);
+  r.detail = (counts.empty() ? "" : counts + "; ") + "paired by seed, on " +
+             summary.at("split").as_string();
+  r.status = status_by_rule(m, r);
+  return r;
+}
+
+}  // namespace tapir

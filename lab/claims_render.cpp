@@ -1,0 +1,318 @@
+// The claims table (docs/claims.md), its page with a forest plot per claim
+// (docs/claims.html) and the README's tally, written from the records alone
+// (lab/claims.h). Nothing here reads a run: what a row says is in its record.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "base/error.h"
+#include "lab/claims.h"
+#include "lab/svg.h"
+
+namespace tapir {
+
+namespace {
+
+const char* const kTallyBegin = "<!-- claims tally: written by `tapir claims render` -->";
+const char* const kTallyEnd = "<!-- end of claims tally -->";
+
+// "T1" of "T1-add3-authors".
+std::string claim_number(const std::string& id) {
+  return id.substr(0, id.find('-'));
+}
+
+std::string md_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string html_text(const std::string& text) {
+  return svg_escape(text);
+}
+
+std::string n_text(const ClaimResult& r) {
+  std::string n = r.searches > 0 ? std::to_string(r.searches) + " x " + std::to_string(r.seeds)
+                                 : std::to_string(r.seeds) + (r.seeds == 1 ? " seed" : " seeds");
+  if (r.budget == "quick") n += ", quick budget";
+  return n;
+}
+
+std::string wall_text(const std::optional<double>& seconds) {
+  if (!seconds) return "not recorded";
+  const long s = std::lround(*seconds);
+  if (s < 60) return std::to_string(s) + " s";
+  return std::to_string(s / 60) + " min " + std::to_string(s % 60) + " s";
+}
+
+struct Group {
+  std::string number;  // T1
+  std::string claim;   // of its first row
+  std::vector<const ClaimRecord*> rows;
+};
+
+// Records with a figure, grouped by claim number and statistic, in order.
+std::vector<Group> plot_groups(const std::vector<ClaimRecord>& records) {
+  std::vector<Group> groups;
+  for (const ClaimRecord& r : records) {
+    if (!r.measure || !r.result || !r.result->value) continue;
+    const std::string number = claim_number(r.id);
+    // One plot per claim, except where its rows' figures cannot share an
+    // axis (a ratio beside a difference, or opposite directions).
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      const ClaimMeasure& first = *g.rows.front()->measure;
+      return g.number == number && first.format == r.measure->format &&
+             first.higher_better == r.measure->higher_better &&
+             first.null_value == r.measure->null_value;
+    });
+    if (it == groups.end()) {
+      groups.push_back({number, r.claim, {}});
+      it = groups.end() - 1;
+    }
+    it->rows.push_back(&r);
+  }
+  return groups;
+}
+
+const char* status_colour(const std::string& status) {
+  if (status == "reproduced") return "#1b7837";
+  if (status == "in direction only") return "#7fbc41";
+  if (status == "not reproduced") return "#c51b7d";
+  if (status == "reversed") return "#b2182b";
+  return "#555555";
+}
+
+// One forest plot: a row per record, its point and interval, the no-effect
+// line and the paper's figure (dashed). Ratios on a log axis. No ids, so
+// that any number of plots can share a page.
+std::string forest_plot(const Group& g) {
+  const ClaimMeasure& m0 = *g.rows.front()->measure;
+  const bool log_axis = m0.format == "ratio";
+  std::vector<double> xs = {m0.null_value};
+  if (m0.size) xs.push_back(*m0.size);
+  for (const ClaimRecord* r : g.rows)
+    for (const auto& v : {r->result->value, r->result->lo, r->result->hi})
+      if (v && std::isfinite(*v) && (!log_axis || *v > 0)) xs.push_back(*v);
+  auto tx = [&](double v) { return log_axis ? std::log10(v) : v; };
+  double lo = tx(*std::min_element(xs.begin(), xs.end()));
+  double hi = tx(*std::max_element(xs.begin(), xs.end()));
+  if (hi - lo < 1e-9) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  const double pad = (hi - lo) * 0.08;
+  lo -= pad;
+  hi += pad;
+  const int label_w = 200, plot_w = 420, row_h = 22, top = 10;
+  const int height = top + row_h * static_cast<int>(g.rows.size()) + 34;
+  auto px = [&](double v) {
+    double t = tx(v);
+    t = std::clamp(t, lo, hi);
+    return label_w + (t - lo) / (hi - lo) * plot_w;
+  };
+  char buf[512];
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    std::to_string(label_w + plot_w + 20) + "\" height=\"" +
+                    std::to_string(height) + "\" role=\"img\">";
+  const double y_end = top + row_h * static_cast<double>(g.rows.size());
+  std::snprintf(buf, sizeof buf,
+                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>",
+                px(m0.null_value), top, px(m0.null_value), y_end);
+  svg += buf;
+  if (m0.size) {
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#2166ac\" "
+                  "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+                  "fill=\"#2166ac\" text-anchor=\"middle\">paper</text>",
+                  px(*m0.size), top, px(*m0.size), y_end, px(*m0.size), y_end + 12);
+    svg += buf;
+  }
+  for (size_t i = 0; i < g.rows.size(); ++i) {
+    const ClaimRecord& r = *g.rows[i];
+    const ClaimResult& res = *r.result;
+    const double y = top + row_h * (static_cast<double>(i) + 0.5);
+    const char* colour = status_colour(res.status);
+    svg += "<text x=\"" + std::to_string(label_w - 8) + "\" y=\"" + std::to_string(y + 4) +
+           "\" font-size=\"12\" text-anchor=\"end\">" + html_text(r.id) + "</text>";
+    if (res.lo && res.hi) {
+      std::snprintf(buf, sizeof buf,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                    "stroke-width=\"2\"/>",
+                    px(*res.lo), y, px(*res.hi), y, colour);
+      svg += buf;
+    }
+    std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>",
+                  px(*res.value), y, colour);
+    svg += buf;
+    svg += html_text(r.id + ": " + format_claim_figure(*r.measure, res) + ", " + res.status) +
+           "</title></circle>";
+  }
+  // The axis: ticks at the null value, the paper's figure and the ends.
+  const double axis_y = y_end + 4;
+  std::snprintf(buf, sizeof buf,
+                "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>", label_w,
+                axis_y, label_w + plot_w, axis_y);
+  svg += buf;
+  const double ends[] = {lo + pad, hi - pad, tx(m0.null_value)};
+  for (double t : ends) {
+    const double v = log_axis ? std::pow(10.0, t) : t;
+    std::snprintf(
+        buf, sizeof buf,
+        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.*f%s</text>", px(v),
+        axis_y + 26, m0.decimals, v, log_axis ? "x" : "");
+    svg += buf;
+  }
+  svg += "</svg>";
+  return svg;
+}
+
+}  // namespace
+
+std::string claim_here_text(const ClaimRecord& r) {
+  if (!r.result) return r.reason.empty() ? "not measured yet" : r.reason;
+  const ClaimResult& res = *r.result;
+  std::string text = r.measure->statistic + ": " + format_claim_figure(*r.measure, res);
+  if (!res.interval.empty() && res.interval != "95% CI") text += " (" + res.interval + ")";
+  text += ", n " + n_text(res);
+  if (!res.detail.empty()) text += "; " + res.detail;
+  return text;
+}
+
+std::string claim_line(const ClaimRecord& r) {
+  std::string status = shown_status(r);
+  if (r.measure && r.measure->rule == "judged") status += " (judged)";
+  return r.id + " | " + r.claim + " | " + r.paper_figure + " | " + claim_here_text(r) + " | " +
+         status;
+}
+
+std::string render_claims_tally(const std::vector<ClaimRecord>& records) {
+  std::map<std::string, int> counts;
+  std::set<std::string> numbers;
+  for (const ClaimRecord& r : records) {
+    ++counts[shown_status(r)];
+    numbers.insert(claim_number(r.id));
+  }
+  std::string text = "Of " + std::to_string(records.size()) + " rows (" +
+                     std::to_string(numbers.size()) + (numbers.size() == 1 ? " claim" : " claims") +
+                     " of the two papers, a row per setting and protocol): ";
+  bool first = true;
+  for (const std::string& status : claim_statuses()) {
+    if (counts[status] == 0) continue;
+    text += (first ? "" : ", ") + std::to_string(counts[status]) + " " + status;
+    first = false;
+  }
+  return text + ".\n";
+}
+
+std::string with_claims_tally(const std::string& readme, const std::string& tally) {
+  const size_t begin = readme.find(kTallyBegin);
+  const size_t end = readme.find(kTallyEnd);
+  TAPIR_CHECK(begin != std::string::npos && end != std::string::npos && begin < end,
+              "README.md: no claims tally markers (", kTallyBegin, " ... ", kTallyEnd, ")");
+  const size_t after = begin + std::string(kTallyBegin).size();
+  return readme.substr(0, after) + "\n" + tally.substr(0, tally.size() - 1) +
+         " Each row, with its interval, n and setting: [docs/claims.md](docs/claims.md).\n" +
+         readme.substr(end);
+}
+
+std::string render_claims_markdown(const std::vector<ClaimRecord>& records) {
+  std::string md =
+      "# The papers' claims, measured here\n\n"
+      "<!-- Written by `tapir claims render` from claims/records/*.json: edit the records, not "
+      "this file. -->\n\n"
+      "One row per claim, setting and protocol of the two papers (PAPERS.md's numbering: T for "
+      "Teney et al., ICLR 2026, on learned nonlinearities; K for Porras-Valenzuela, Hadou and "
+      "Ribeiro, ICML 2026, on per-layer descent constraints). *Here* is the statistic with its "
+      "95% bootstrap interval (drawn over searches, then seeds) unless another interval is "
+      "named, and n as searches x seeds (seeds alone where there is no search). A status is "
+      "derived from the interval by the rule of "
+      "[claims/README.md](../claims/README.md), never typed: reproduced (the interval leaves no "
+      "effect on the claimed side and reaches the paper's figure), in direction only, not "
+      "reproduced (undecided, and short of the paper's figure), reversed, inconclusive; "
+      "\"(judged)\" marks the few rows no interval decides. `tapir claims run ID` re-measures a "
+      "row that has an experiment and rewrites its record; the last table gives each row's "
+      "command and wall time on 2 cores, and [claims.html](claims.html) draws every claim as a "
+      "forest plot. The narrative and full tables are in [experiments.md](experiments.md) and "
+      "[constraints.md](constraints.md).\n\n" +
+      render_claims_tally(records) + "\n";
+  std::string paper;
+  for (const ClaimRecord& r : records) {
+    if (r.paper != paper) {
+      paper = r.paper;
+      md += "\n## " + paper + "\n\n";
+      md += "| id | claim | paper | here | status | setting here vs paper | protocol |\n";
+      md += "|---|---|---|---|---|---|---|\n";
+    }
+    std::string status = "**" + shown_status(r) + "**";
+    if (r.measure && r.measure->rule == "judged") status += " (judged)";
+    md += "| [" + r.id + "](../claims/records/" + r.id + ".json) | " + md_cell(r.claim) + " | " +
+          md_cell(r.paper_figure) + " (" + r.paper_source + ") | " + md_cell(claim_here_text(r)) +
+          " | " + status + " | " + md_cell(r.setting) + " | " + md_cell(r.protocol) + " |\n";
+  }
+  md += "\n## How each row was measured\n\n";
+  md += "| id | command | wall time | build | date | full tables |\n|---|---|---|---|---|---|\n";
+  for (const ClaimRecord& r : records) {
+    if (!r.result) {
+      md += "| " + r.id + " | " + md_cell(r.command.empty() ? "-" : "`" + r.command + "`") +
+            " | - | - | - | - |\n";
+      continue;
+    }
+    const ClaimResult& res = *r.result;
+    std::string source = res.source.empty() ? "-" : res.source;
+    if (source.rfind("docs/", 0) == 0)
+      source = "[" + source.substr(5) + "](" + source.substr(5) + ")";
+    md += "| " + r.id + " | `" + md_cell(r.command) + "` | " + wall_text(res.wall_s) + " | " +
+          (res.commit.empty() ? "-" : res.commit) + " | " + (res.date.empty() ? "-" : res.date) +
+          " | " + source + " |\n";
+  }
+  return md;
+}
+
+std::string render_claims_html(const std::vector<ClaimRecord>& records) {
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>tapir: the papers' claims, measured here</title><style>"
+      "body{font-family:sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#222}"
+      "table{border-collapse:collapse;font-size:13px;margin:.5em 0}"
+      "td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}"
+      "section{margin-bottom:2em}.status{font-weight:bold}</style></head><body>\n"
+      "<!-- Written by `tapir claims render` from claims/records/*.json. -->\n"
+      "<h1>The papers' claims, measured here</h1>\n<p>" +
+      html_text(render_claims_tally(records)) +
+      "</p>\n<p>Each plot: a row per setting and protocol, the point and its interval (95% "
+      "bootstrap unless the table names another), the grey line at no effect, the dashed blue "
+      "line at the paper's figure; ratios on a log axis. Colour: green reproduced, light green "
+      "in direction only, red reversed or not reproduced, grey otherwise.</p>\n";
+  for (const Group& g : plot_groups(records)) {
+    html += "<section><h2>" + html_text(g.number + ": " + g.claim) + "</h2>\n" + forest_plot(g) +
+            "\n<table><tr><th>id</th>"
+            "<th>paper</th><th>here</th><th>status</th><th>setting here vs paper</th></tr>\n";
+    for (const ClaimRecord* r : g.rows)
+      html += "<tr><td>" + html_text(r->id) + "</td><td>" + html_text(r->paper_figure) +
+              "</td><td>" + html_text(claim_here_text(*r)) + "</td><td class=\"status\">" +
+              html_text(shown_status(*r)) + "</td><td>" + html_text(r->setting) + "</td></tr>\n";
+    html += "</table></section>\n";
+  }
+  html +=
+      "<section><h2>Rows without a figure</h2><table><tr><th>id</th><th>claim</th>"
+      "<th>status</th><th>why</th></tr>\n";
+  for (const ClaimRecord& r : records) {
+    if (r.measure && r.result && r.result->value) continue;
+    html += "<tr><td>" + html_text(r.id) + "</td><td>" + html_text(r.claim) + "</td><td>" +
+            html_text(shown_status(r)) + "</td><td>" + html_text(claim_here_text(r)) +
+            "</td></tr>\n";
+  }
+  html += "</table></section>\n</body></html>\n";
+  return html;
+}
+
+}  // namespace tapir

@@ -1,0 +1,269 @@
+// Claim records (lab/claims.h): the status rule on every side of its
+// bounds, the strict reading of a record, the checks that refuse a record
+// whose status the numbers do not give or whose cell is too long, the number
+// read from a comparison's compare.json, and the renderer's table and tally.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "base/error.h"
+#include "base/file_io.h"
+#include "lab/claims.h"
+#include "tests/test_support.h"
+
+using namespace tapir;
+
+namespace {
+
+// A steps ratio claimed 2x faster (lower is better, no effect at 1).
+ClaimMeasure steps_measure() {
+  ClaimMeasure m;
+  m.statistic = "median steps to 90%, splines over GeLU";
+  m.higher_better = false;
+  m.null_value = 1;
+  m.size = 0.5;
+  m.format = "ratio";
+  return m;
+}
+
+ClaimResult result(double value, double lo, double hi, std::string status = "") {
+  ClaimResult r;
+  r.value = value;
+  r.lo = lo;
+  r.hi = hi;
+  r.searches = 3;
+  r.seeds = 3;
+  r.status = std::move(status);
+  return r;
+}
+
+ClaimRecord record_with(const ClaimMeasure& m, const ClaimResult& r) {
+  ClaimRecord record;
+  record.id = "T1-test";
+  record.order = 1;
+  record.paper = "Teney et al. 2026";
+  record.paper_source = "paper";
+  record.claim = "splines converge faster";
+  record.paper_figure = "2-3x fewer steps";
+  record.setting = "small";
+  record.protocol = "authors";
+  record.command = "tapir claims run T1-test";
+  record.measure = m;
+  record.result = r;
+  record.result->status = status_by_rule(m, r);
+  return record;
+}
+
+}  // namespace
+
+TEST_CASE("the effect rule: decided, at the paper's figure, short of it, the other way") {
+  const ClaimMeasure m = steps_measure();
+  CHECK(status_by_rule(m, result(0.45, 0.30, 0.60)) == "reproduced");
+  // Faster, but the point estimate short of 2x even where the interval
+  // reaches it.
+  CHECK(status_by_rule(m, result(0.58, 0.46, 0.67)) == "in direction only");
+  CHECK(status_by_rule(m, result(1.67, 1.50, 2.14)) == "reversed");
+  // Undecided, and the whole interval short of 2x.
+  CHECK(status_by_rule(m, result(1.18, 1.00, 1.33)) == "not reproduced");
+  // Undecided, the interval holding both no effect and 2x.
+  CHECK(status_by_rule(m, result(1.00, 0.50, 1.00)) == "inconclusive");
+  ClaimResult none;
+  none.searches = 1;
+  none.seeds = 2;
+  CHECK(status_by_rule(m, none) == "inconclusive");
+
+  ClaimMeasure higher;  // a difference of accuracy, no figure in the paper
+  higher.higher_better = true;
+  higher.null_value = 0;
+  higher.format = "difference";
+  CHECK(status_by_rule(higher, result(0.318, 0.278, 0.402)) == "reproduced");
+  CHECK(status_by_rule(higher, result(-0.1, -0.2, -0.01)) == "reversed");
+  CHECK(status_by_rule(higher, result(0.01, -0.02, 0.05)) == "inconclusive");
+}
+
+TEST_CASE("the bound rule: within the paper's bound, beyond it, or undecided") {
+  ClaimMeasure m;
+  m.higher_better = true;
+  m.null_value = 0;
+  m.size = -0.003;  // at most 0.3 points lost
+  m.rule = "bound";
+  m.format = "difference";
+  CHECK(status_by_rule(m, result(0.003, -0.002, 0.025)) == "reproduced");
+  CHECK(status_by_rule(m, result(-0.017, -0.036, -0.005)) == "not reproduced");
+  CHECK(status_by_rule(m, result(-0.017, -0.036, -0.002)) == "inconclusive");
+  // "judged" keeps what the record says.
+  m.rule = "judged";
+  CHECK(status_by_rule(m, result(1, 1, 1, "reversed")) == "reversed");
+}
+
+TEST_CASE("a record whose status the numbers do not give, or with a long cell, is refused") {
+  ClaimRecord r = record_with(steps_measure(), result(1.18, 1.00, 1.33));
+  CHECK(claim_problems(r).empty());
+  r.result->status = "reproduced";
+  REQUIRE(claim_problems(r).size() == 1);
+  CHECK(claim_problems(r)[0] ==
+        "status 'reproduced' is not what rule effect gives for 1.18x [1.00, 1.33]: not "
+        "reproduced");
+  r.result->status = "not reproduced";
+  r.setting = std::string(200, 'a');
+  CHECK(claim_problems(r).empty());  // one long word
+  r.setting.clear();
+  for (int i = 0; i < 41; ++i) r.setting += "word ";
+  REQUIRE(claim_problems(r).size() == 1);
+  CHECK(claim_problems(r)[0] == "setting has 41 words (at most 40)");
+
+  ClaimRecord untestable;
+  untestable.id = "K6-llama";
+  untestable.paper = "Porras-Valenzuela et al. 2026";
+  untestable.claim = "a large model";
+  untestable.paper_figure = "69.93%";
+  untestable.setting = "none";
+  CHECK(shown_status(untestable) == "not measured");
+  CHECK(claim_problems(untestable) ==
+        std::vector<std::string>{"a claim testable here needs its measure"});
+  untestable.reason = "no such model offline";
+  CHECK(shown_status(untestable) == "not testable here");
+  CHECK(claim_problems(untestable).empty());
+}
+
+TEST_CASE("a record reads back as written, and an unknown key is named") {
+  const ClaimRecord r = record_with(steps_measure(), result(1.18, 1.00, 1.33));
+  const Json j = claim_to_json(r);
+  CHECK(claim_to_json(claim_from_json(j)) == j);
+  Json typo = j;
+  typo.set("setings", "x");
+  CHECK_THROWS_WITH(claim_from_json(typo),
+                    doctest::Contains("record: unknown key 'setings' (known: id, order"));
+  Json bad_rule = j;
+  Json m = j.at("measure");
+  m.set("rule", "vibes");
+  bad_rule.set("measure", m);
+  CHECK_THROWS_WITH(claim_from_json(bad_rule),
+                    "measure: rule must be effect, bound or judged, not 'vibes'");
+}
+
+TEST_CASE("read_claims: sorted by order, named for their ids, free of problems") {
+  const test_support::TempDir tmp;
+  const std::string dir = tmp.folder("records");
+  ClaimRecord a = record_with(steps_measure(), result(1.18, 1.00, 1.33));
+  a.id = "T1-b";
+  a.order = 2;
+  ClaimRecord b = a;
+  b.id = "T1-a";
+  b.order = 1;
+  write_claim(dir, a);
+  write_claim(dir, b);
+  const std::vector<ClaimRecord> records = read_claims(dir);
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].id == "T1-a");
+  write_file_atomic(dir + "/T1-c.json", to_json(claim_to_json(a)));
+  CHECK_THROWS_WITH(read_claims(dir),
+                    doctest::Contains("T1-c.json: id 'T1-b' is not the file's name"));
+  std::filesystem::remove(dir + "/T1-c.json");
+  a.result->status = "reproduced";
+  write_claim(dir, a);
+  CHECK_THROWS_WITH(read_claims(dir), doctest::Contains("T1-b.json: status 'reproduced' is not"));
+}
+
+TEST_CASE("result_from_compare reads the pooled searches' interval, n and detail") {
+  const Json compare = parse_json(R"json({
+    "verdicts": [
+      "verdict: arch: 3 searches is faster than baseline: steps to 0.90 on test at 0.64x [0.45, 0.82] baseline (median 700 against 1100; paired by seed, 3 searches x 3 seeds; never: 0 of 9 against 0 of 3)"],
+    "against_baseline": [
+      {"variant": "arch:x/search-0/arch.safetensors", "split": "test", "seeds": 3,
+       "steps_ratio": {"ratio": 0.7, "lo": 0.3, "hi": 0.8}, "spread_ratio": {"ratio": null, "lo": null, "hi": null}},
+      {"variant": "arch: 3 searches", "split": "test", "seeds": 3, "searches": 3,
+       "steps_ratio": {"ratio": 0.6363, "lo": 0.4545, "hi": 0.8181},
+       "spread_ratio": {"ratio": 37.6, "lo": 10.9, "hi": 166.5}, "spread_p": 0.0075}],
+    "on_metric": [
+      {"variant": "arch: 3 searches", "metric": "accuracy", "split": "test_long", "seeds": 3,
+       "searches": 3, "difference": {"difference": 0.318, "lo": 0.278, "hi": 0.402}}]})json");
+  ClaimMeasure m = steps_measure();
+  m.experiment = "copy";
+  m.field = "steps_ratio";
+  m.variant = "arch";
+  m.split = "test";
+  ClaimResult r = result_from_compare(m, compare);
+  CHECK(r.value.value() == doctest::Approx(0.6363));
+  CHECK(r.searches == 3);
+  CHECK(r.seeds == 3);
+  CHECK(r.status == "in direction only");
+  CHECK(r.detail ==
+        "median 700 against 1100; paired by seed, 3 searches x 3 seeds; never: 0 of 9 against 0 of "
+        "3");
+  m.field = "spread_ratio";
+  m.size = 0.25;
+  r = result_from_compare(m, compare);
+  CHECK(r.status == "reversed");
+  CHECK(r.detail == "variance of log steps, permutation p = 0.007");
+  m.field = "difference";
+  m.split = "test_long";
+  m.metric = "accuracy";
+  m.higher_better = true;
+  m.null_value = 0;
+  m.size.reset();
+  r = result_from_compare(m, compare);
+  CHECK(r.status == "reproduced");
+  m.decimals = 3;
+  m.format = "difference";
+  CHECK(format_claim_figure(m, r) == "+0.318 [+0.278, +0.402]");
+  m.split = "test";
+  CHECK_THROWS_WITH(
+      result_from_compare(m, compare),
+      "compare.json: no on_metric entry for variant 'arch' on split 'test' (metric accuracy)");
+}
+
+TEST_CASE("result_from_robust_summary follows a dotted path to a paired difference") {
+  const Json summary = parse_json(R"json({"split": "test_long", "seeds": 10,
+    "monotone": {"erm": 2, "descent": 10,
+                 "difference": {"mean": 0.8, "std": 0.42, "lo": 0.5, "hi": 1.0}},
+    "noise": {"gaussian": [{"gamma": 1, "difference": {"mean": -0.01, "lo": -0.03, "hi": 0.01}}]}})json");
+  ClaimMeasure m;
+  m.higher_better = true;
+  m.null_value = 0;
+  m.format = "difference";
+  m.field = "monotone.difference";
+  ClaimResult r = result_from_robust_summary(m, summary);
+  CHECK(r.value.value() == doctest::Approx(0.8));
+  CHECK(r.seeds == 10);
+  CHECK(r.searches == 0);
+  CHECK(r.status == "reproduced");
+  CHECK(r.detail == "erm 2 of 10, descent 10 of 10; paired by seed, on test_long");
+  m.field = "noise.gaussian.0.difference";
+  CHECK(result_from_robust_summary(m, summary).status == "inconclusive");
+  m.field = "noise.gaussian.1.difference";
+  CHECK_THROWS(result_from_robust_summary(m, summary));
+  m.field = "monotone.erm";
+  CHECK_THROWS_WITH(result_from_robust_summary(m, summary),
+                    "summary: field 'monotone.erm' holds no paired difference (mean, lo, hi)");
+}
+
+TEST_CASE("the renderer: one row per record, a tally, the README's markers") {
+  std::vector<ClaimRecord> records = {record_with(steps_measure(), result(1.18, 1.00, 1.33)),
+                                      record_with(steps_measure(), result(0.45, 0.30, 0.60))};
+  records[1].id = "T1-two";
+  records[1].setting = "with a | bar";
+  const std::string md = render_claims_markdown(records);
+  CHECK(md.find("| [T1-test](../claims/records/T1-test.json) | splines converge faster | 2-3x "
+                "fewer steps (paper) | median steps to 90%, splines over GeLU: 1.18x [1.00, "
+                "1.33], n 3 x 3 | **not reproduced** | small | authors |") != std::string::npos);
+  CHECK(md.find("with a \\| bar") != std::string::npos);
+  const std::string tally = render_claims_tally(records);
+  CHECK(tally ==
+        "Of 2 rows (1 claim of the two papers, a row per setting and protocol): 1 reproduced, 1 "
+        "not reproduced.\n");
+  const std::string readme =
+      "intro\n<!-- claims tally: written by `tapir claims render` -->\nold\n<!-- end of claims "
+      "tally -->\nrest\n";
+  CHECK(with_claims_tally(readme, tally) ==
+        "intro\n<!-- claims tally: written by `tapir claims render` -->\nOf 2 rows (1 claim of "
+        "the two papers, a row per setting and protocol): 1 reproduced, 1 not reproduced. Each "
+        "row, with its interval, n and setting: [docs/claims.md](docs/claims.md).\n<!-- end of "
+        "claims tally -->\nrest\n");
+  CHECK_THROWS_WITH(with_claims_tally("no markers", tally),
+                    doctest::Contains("no claims tally markers"));
+  const std::string html = render_claims_html(records);
+  // A forest plot per claim, with no element ids to collide between plots.
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find(" id=") == std::string::npos);
+}
