@@ -63,7 +63,7 @@ Json text_json(const std::string& text) {
 ClaimMeasure measure_from_json(const Json& j) {
   check_keys(j, "measure",
              {"statistic", "better", "null", "size", "rule", "format", "decimals", "experiment",
-              "field", "variant", "split", "metric"});
+              "against", "field", "variant", "split", "metric"});
   ClaimMeasure m;
   m.statistic = text_of(j, "statistic", "measure");
   const std::string better = text_of(j, "better", "measure");
@@ -82,10 +82,16 @@ ClaimMeasure measure_from_json(const Json& j) {
   m.decimals = static_cast<int>(j.at("decimals").as_int());
   TAPIR_CHECK(m.decimals >= 0 && m.decimals <= 6, "measure: decimals must be 0 to 6");
   m.experiment = optional_text(j, "experiment");
+  m.against = optional_text(j, "against");
+  TAPIR_CHECK(m.experiment.empty() || m.rule != "judged",
+              "measure: a claim the runner measures is read by rule effect or bound, not judged");
   m.field = optional_text(j, "field");
   m.variant = optional_text(j, "variant");
   m.split = optional_text(j, "split");
   m.metric = optional_text(j, "metric");
+  TAPIR_CHECK(m.against.empty() == (m.field != "between"),
+              "measure: field between needs the experiment it is measured against, and only it "
+              "takes one");
   return m;
 }
 
@@ -100,6 +106,7 @@ Json measure_to_json(const ClaimMeasure& m) {
   j.set("decimals", m.decimals);
   if (!m.experiment.empty()) {
     j.set("experiment", m.experiment);
+    if (!m.against.empty()) j.set("against", m.against);
     j.set("field", m.field);
     j.set("variant", m.variant);
     j.set("split", m.split);

@@ -35,6 +35,9 @@ struct ClaimMeasure {
   // (steps_ratio, spread_ratio or difference), the variant ("arch" for the
   // searches pooled), the split and, for a difference, the metric.
   std::string experiment;
+  // field "between": the difference of a final metric between this
+  // experiment's searches and those of `against` (another experiment).
+  std::string against;
   std::string field;
   std::string variant;
   std::string split;
@@ -117,6 +120,7 @@ struct ClaimExperiment {
   std::vector<std::string> task;  // flags of both stages
   std::string protocol = "tapir";
   int steps = 0;
+  int search_steps = 0;  // Stage I's steps where they differ from Stage II's
   std::string threshold;
   bool search = true;  // Stage I before the comparison
   std::vector<std::string> search_flags;
@@ -128,6 +132,11 @@ std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string&
 // The result of `measure` read from a comparison's compare.json (its JSON
 // value): the interval, n and the verdict's words, with the status by rule.
 ClaimResult result_from_compare(const ClaimMeasure& measure, const Json& compare);
+// The result of a "between" measure: the searches' runs of `compare`
+// against those of `against` (each a compare.json), the median difference of
+// the final `metric` on `split`, paired by seed, drawn over searches then
+// seeds.
+ClaimResult result_between(const ClaimMeasure& measure, const Json& compare, const Json& against);
 // The result of `measure` read from a robust-compare summary_ARM.json: its
 // field is a dotted path ("monotone.difference", "splits.test.difference",
 // "noise.gaussian.3.difference") to a paired difference's mean and interval.

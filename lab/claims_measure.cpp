@@ -8,6 +8,7 @@
 #include "base/file_io.h"
 #include "base/parse.h"
 #include "lab/claims.h"
+#include "lab/intervals.h"
 
 namespace tapir {
 
@@ -99,14 +100,15 @@ std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string&
       const std::string what = "experiment " + tapir::quoted(id);
       for (const auto& [key, value] : j.as_object()) {
         (void)value;
-        static const char* const known[] = {"about",    "command", "arm",       "task",
-                                            "protocol", "steps",   "threshold", "search",
-                                            "compare",  "full",    "quick"};
+        static const char* const known[] = {"about",    "command", "arm",          "task",
+                                            "protocol", "steps",   "search_steps", "threshold",
+                                            "search",   "compare", "full",         "quick"};
         bool found = false;
         for (const char* k : known) found = found || key == k;
-        TAPIR_CHECK(found, what, ": unknown key ", tapir::quoted(key),
-                    " (known: about, command, arm, task, protocol, steps, threshold, search, "
-                    "compare, full, quick)");
+        TAPIR_CHECK(
+            found, what, ": unknown key ", tapir::quoted(key),
+            " (known: about, command, arm, task, protocol, steps, search_steps, threshold, search, "
+            "compare, full, quick)");
       }
       ClaimExperiment e;
       e.id = id;
@@ -118,6 +120,7 @@ std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string&
       e.task = strings_of(j, "task", what);
       if (const Json* p = j.find("protocol")) e.protocol = p->as_string();
       e.steps = static_cast<int>(j.at("steps").as_int());
+      if (const Json* n = j.find("search_steps")) e.search_steps = static_cast<int>(n->as_int());
       if (const Json* t = j.find("threshold")) e.threshold = t->as_string();
       TAPIR_CHECK(e.command != "compare" || !e.threshold.empty(), what,
                   ": a comparison needs its threshold");
@@ -218,6 +221,63 @@ ClaimResult result_from_robust_summary(const ClaimMeasure& m, const Json& summar
                   " of " + std::to_string(r.seeds);
   r.detail = (counts.empty() ? "" : counts + "; ") + "paired by seed, on " +
              summary.at("split").as_string();
+  r.status = status_by_rule(m, r);
+  return r;
+}
+
+namespace {
+
+// The final `metric` on `split` of every run of each single search's variant
+// ("arch:FILE", not the pooled row) of a compare.json: one group per search,
+// its runs in seed order.
+std::vector<std::vector<double>> final_by_search(const Json& compare, const ClaimMeasure& m) {
+  const std::string key = m.metric == "accuracy" ? "final_accuracy" : "final_" + m.metric;
+  std::vector<std::vector<double>> groups;
+  for (const Json& v : compare.at("variants").as_array()) {
+    const std::string& name = v.at("variant").as_string();
+    if (name.rfind("arch:", 0) != 0 || name.rfind("arch: ", 0) == 0) continue;
+    std::vector<double>& group = groups.emplace_back();
+    for (const Json& run : v.at("runs").as_array()) {
+      const Json* splits = run.find("splits");
+      const Json* one = splits == nullptr ? nullptr : splits->find(m.split);
+      const Json* value = one == nullptr ? nullptr : one->find(key);
+      TAPIR_CHECK(value != nullptr && value->is_number(), "compare.json: run ",
+                  run.at("dir").as_string(), " has no ", key, " on ", m.split);
+      group.push_back(value->as_double());
+    }
+  }
+  TAPIR_CHECK(!groups.empty(), "compare.json: no search's runs (arch:FILE variants)");
+  return groups;
+}
+
+double median_of_all(const std::vector<std::vector<double>>& groups) {
+  std::vector<double> all;
+  for (const auto& g : groups) all.insert(all.end(), g.begin(), g.end());
+  std::sort(all.begin(), all.end());
+  const size_t n = all.size();
+  return n % 2 == 1 ? all[n / 2] : 0.5 * (all[n / 2 - 1] + all[n / 2]);
+}
+
+}  // namespace
+
+ClaimResult result_between(const ClaimMeasure& m, const Json& compare, const Json& against) {
+  const auto variant = final_by_search(compare, m);
+  const auto other = final_by_search(against, m);
+  TAPIR_CHECK(variant.size() == other.size() && variant.front().size() == other.front().size(),
+              "the two experiments differ in searches or seeds: ", variant.size(), " x ",
+              variant.front().size(), " against ", other.size(), " x ", other.front().size());
+  const MedianDifference d = median_difference(variant, other, /*paired=*/true);
+  ClaimResult r;
+  r.value = d.difference.point;
+  r.lo = d.difference.lo;
+  r.hi = d.difference.hi;
+  r.searches = static_cast<int>(variant.size());
+  r.seeds = static_cast<int>(variant.front().size());
+  r.interval = "95% CI";
+  char text[160];
+  std::snprintf(text, sizeof text, "median %.3f against %.3f; paired by seed",
+                median_of_all(variant), median_of_all(other));
+  r.detail = text;
   r.status = status_by_rule(m, r);
   return r;
 }

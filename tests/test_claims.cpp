@@ -140,6 +140,18 @@ TEST_CASE("a record reads back as written, and an unknown key is named") {
   bad_rule.set("measure", m);
   CHECK_THROWS_WITH(claim_from_json(bad_rule),
                     "measure: rule must be effect, bound or judged, not 'vibes'");
+  // A measure against another experiment is a "between" one, and only it.
+  Json against = j;
+  Json m2 = j.at("measure");
+  m2.set("experiment", "one");
+  m2.set("against", "other");
+  m2.set("field", "between");
+  against.set("measure", m2);
+  CHECK(claim_from_json(against).measure->against == "other");
+  m2.set("field", "difference");
+  against.set("measure", m2);
+  CHECK_THROWS_WITH(claim_from_json(against),
+                    doctest::Contains("field between needs the experiment it is measured against"));
 }
 
 TEST_CASE("read_claims: sorted by order, named for their ids, free of problems") {
@@ -236,6 +248,40 @@ TEST_CASE("result_from_robust_summary follows a dotted path to a paired differen
   m.field = "monotone.erm";
   CHECK_THROWS_WITH(result_from_robust_summary(m, summary),
                     "summary: field 'monotone.erm' holds no paired difference (mean, lo, hi)");
+}
+
+TEST_CASE("result_between: one experiment's searches against another's, paired by seed") {
+  // Two searches of two seeds each side; the pooled row and the baseline
+  // are left out.
+  auto compare = [](double a, double b, double c, double d) {
+    auto run = [](int seed, double accuracy) {
+      return "{\"seed\": " + std::to_string(seed) +
+             ", \"dir\": \"r\", \"splits\": {\"test_long\": " + "{\"final_accuracy\": " +
+             std::to_string(accuracy) + "}}}";
+    };
+    return parse_json("{\"variants\": [{\"variant\": \"baseline\", \"runs\": []}, " +
+                      std::string("{\"variant\": \"arch:s0\", \"runs\": [") + run(0, a) + ", " +
+                      run(1, b) + "]}, {\"variant\": \"arch:s1\", \"runs\": [" + run(0, c) + ", " +
+                      run(1, d) + "]}, {\"variant\": \"arch: 2 searches\", \"runs\": []}]}");
+  };
+  ClaimMeasure m;
+  m.higher_better = false;  // one model gains less
+  m.null_value = 0;
+  m.format = "difference";
+  m.field = "between";
+  m.split = "test_long";
+  m.metric = "accuracy";
+  const ClaimResult r =
+      result_between(m, compare(0.20, 0.22, 0.24, 0.26), compare(0.40, 0.42, 0.44, 0.46));
+  CHECK(r.value.value() == doctest::Approx(-0.20));
+  CHECK(r.hi.value() < 0);
+  CHECK(r.searches == 2);
+  CHECK(r.seeds == 2);
+  CHECK(r.status == "reproduced");
+  CHECK(r.detail == "median 0.230 against 0.430; paired by seed");
+  CHECK_THROWS_WITH(
+      result_between(m, compare(0.2, 0.2, 0.2, 0.2), parse_json("{\"variants\": []}")),
+      "compare.json: no search's runs (arch:FILE variants)");
 }
 
 TEST_CASE("the renderer: one row per record, a tally, the README's markers") {

@@ -117,6 +117,11 @@ std::string today() {
 double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const Options& o) {
   const std::string dir = o.out + "/" + e.id + (o.quick ? "-quick" : "");
   const std::string steps = std::to_string(budget.steps > 0 ? budget.steps : e.steps);
+  // Stage I's own steps scale with a budget's as Stage II's do.
+  const int64_t own_search_steps = e.search_steps > 0 ? e.search_steps : e.steps;
+  const std::string search_steps = std::to_string(
+      budget.steps > 0 ? std::max<int64_t>(1, own_search_steps * budget.steps / e.steps)
+                       : own_search_steps);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> arch_files;
   if (e.search) {
@@ -131,7 +136,7 @@ double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const
       } else {
         std::vector<std::string> search = {"search"};
         search.insert(search.end(), e.task.begin(), e.task.end());
-        search.insert(search.end(), {"--protocol", e.protocol, "--steps", steps, "--seed",
+        search.insert(search.end(), {"--protocol", e.protocol, "--steps", search_steps, "--seed",
                                      std::to_string(static_cast<uint64_t>(k) * kSearchSeedStride),
                                      "--threads", "1", "--out", search_dir});
         search.insert(search.end(), e.search_flags.begin(), e.search_flags.end());
@@ -179,37 +184,58 @@ int run_claims(const Options& o) {
                   r.command.empty() ? "nothing yet" : r.command);
       continue;
     }
-    TAPIR_CHECK(experiments.count(r.measure->experiment), o.experiments, ": no experiment ",
-                tapir::quoted(r.measure->experiment), " (claim ", r.id, ")");
-    if (std::find(order.begin(), order.end(), r.measure->experiment) == order.end())
-      order.push_back(r.measure->experiment);
+    // An experiment a claim is measured against runs first.
+    for (const std::string& id : {r.measure->against, r.measure->experiment}) {
+      if (id.empty()) continue;
+      TAPIR_CHECK(experiments.count(id), o.experiments, ": no experiment ", tapir::quoted(id),
+                  " (claim ", r.id, ")");
+      if (std::find(order.begin(), order.end(), id) == order.end()) order.push_back(id);
+    }
   }
-  const std::string into = o.into.empty() ? o.records : o.into;
+  struct Done {
+    std::string path;  // compare.json or summary_ARM.json
+    Json results;
+    double seconds = 0;
+    bool robust = false;
+  };
+  std::map<std::string, Done> done;
   for (const std::string& id : order) {
     const ClaimExperiment& e = experiments.at(id);
     const ClaimBudget& budget = o.quick ? e.quick : e.full;
     std::printf("claims: experiment %s (%s), %s budget: %d searches x %d seeds\n", id.c_str(),
                 e.about.c_str(), o.quick ? "quick" : "full", e.search ? budget.searches : 0,
                 budget.seeds);
-    const double seconds = run_experiment(e, budget, o);
+    Done d;
+    d.seconds = run_experiment(e, budget, o);
     const std::string dir = o.out + "/" + id + (o.quick ? "-quick" : "");
-    const bool robust = e.command == "robust-compare";
-    const std::string result_path =
-        robust ? dir + "/robust/summary_" + e.arm + ".json" : dir + "/compare/compare.json";
-    const Json results = read_json_file(result_path);
-    for (ClaimRecord r : todo) {
-      if (!r.measure || r.measure->experiment != id) continue;
-      ClaimResult result = robust ? result_from_robust_summary(*r.measure, results)
-                                  : result_from_compare(*r.measure, results);
-      result.budget = o.quick ? "quick" : "full";
-      result.wall_s = seconds;
-      result.commit = build_commit();
-      result.date = today();
-      result.source = result_path;
-      r.result = result;
-      write_claim(into, r);
-      std::printf("%s\n", claim_line(r).c_str());
+    d.robust = e.command == "robust-compare";
+    d.path = d.robust ? dir + "/robust/summary_" + e.arm + ".json" : dir + "/compare/compare.json";
+    d.results = read_json_file(d.path);
+    done.emplace(id, std::move(d));
+  }
+  const std::string into = o.into.empty() ? o.records : o.into;
+  for (ClaimRecord r : todo) {
+    if (!r.measure || r.measure->experiment.empty()) continue;
+    const ClaimMeasure& m = *r.measure;
+    const Done& d = done.at(m.experiment);
+    ClaimResult result;
+    if (!m.against.empty()) {
+      const Done& other = done.at(m.against);
+      result = result_between(m, d.results, other.results);
+      result.wall_s = d.seconds + other.seconds;
+      result.source = d.path + " against " + other.path;
+    } else {
+      result =
+          d.robust ? result_from_robust_summary(m, d.results) : result_from_compare(m, d.results);
+      result.wall_s = d.seconds;
+      result.source = d.path;
     }
+    result.budget = o.quick ? "quick" : "full";
+    result.commit = build_commit();
+    result.date = today();
+    r.result = result;
+    write_claim(into, r);
+    std::printf("%s\n", claim_line(r).c_str());
   }
   return 0;
 }
