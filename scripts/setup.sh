@@ -9,7 +9,7 @@ set -euo pipefail
 # libsentencepiece-dev: subword tokenizers (`tapir tokenizer train`, the text task).
 # groff-base: the test that renders every man page `tapir man` writes.
 # chromium: the test that loads the page of `tapir report --watch` in a browser.
-# jq: the main job reads the verdicts of its comparisons (compare.json) for its claim lines.
+# jq: the experiment scripts (scripts/experiments/) read the comparisons' compare.json.
 packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev
   nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev libsentencepiece-dev
   groff-base chromium jq)
