@@ -10,7 +10,7 @@
 #include "base/folder_lock.h"
 #include "engine/dist.h"
 #include "engine/threads.h"
-#include "lab/compare.h"
+#include "lab/run_jobs.h"
 #include "lab/intervals.h"
 #include "lab/progress.h"
 #include "lab/robust_report.h"

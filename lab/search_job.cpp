@@ -7,7 +7,7 @@
 
 #include "base/error.h"
 #include "engine/dist.h"
-#include "lab/compare.h"
+#include "lab/run_jobs.h"
 #include "lab/progress.h"
 #include "optim/search.h"
 

@@ -22,7 +22,7 @@
 #include "base/error.h"
 #include "base/file_io.h"
 #include "lab/claims.h"
-#include "lab/compare.h"
+#include "lab/run_jobs.h"
 #include "lab/folder_state.h"
 #include "lab/search_job.h"
 #include "tools/commands.h"

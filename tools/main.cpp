@@ -8,7 +8,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "engine/dist.h"
-#include "lab/compare.h"
+#include "lab/run_jobs.h"
 #include "lab/progress.h"
 #include "tools/commands.h"
 #include "tools/config_file.h"
