@@ -274,13 +274,6 @@ Interval mean_interval(const std::vector<double>& values, uint64_t stream) {
   return bootstrap({values}, mean_of, stream);
 }
 
-std::string format_difference(const Interval& difference) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%+.4f [%+.4f, %+.4f]", difference.point, difference.lo,
-                difference.hi);
-  return buf;
-}
-
 StepsRatio steps_ratio(const Groups& variant, const Groups& baseline, double budget, bool paired,
                        uint64_t stream) {
   check_sides(variant, baseline, budget, paired);
@@ -334,18 +327,6 @@ MedianDifference median_difference(const Groups& variant, const Groups& baseline
   return out;
 }
 
-const char* difference_verdict_word(DifferenceVerdict verdict) {
-  switch (verdict) {
-    case DifferenceVerdict::higher:
-      return "higher";
-    case DifferenceVerdict::lower:
-      return "lower";
-    case DifferenceVerdict::inconclusive:
-      break;
-  }
-  return "inconclusive";
-}
-
 namespace {
 
 // Runs that reached the threshold (finite steps).
@@ -386,36 +367,6 @@ SpreadRatio spread_ratio(const Groups& variant, const Groups& baseline, double b
   else if (out.ratio.lo > 1)
     out.verdict = SpreadVerdict::wider;
   return out;
-}
-
-const char* spread_verdict_word(SpreadVerdict verdict) {
-  switch (verdict) {
-    case SpreadVerdict::narrower:
-      return "narrower";
-    case SpreadVerdict::wider:
-      return "wider";
-    case SpreadVerdict::inconclusive:
-      break;
-  }
-  return "inconclusive";
-}
-
-const char* ratio_verdict_word(RatioVerdict verdict) {
-  switch (verdict) {
-    case RatioVerdict::faster:
-      return "faster";
-    case RatioVerdict::slower:
-      return "slower";
-    case RatioVerdict::inconclusive:
-      break;
-  }
-  return "inconclusive";
-}
-
-std::string format_ratio(const Interval& ratio) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%.2fx [%.2f, %.2f]", ratio.point, ratio.lo, ratio.hi);
-  return buf;
 }
 
 }  // namespace tapir
