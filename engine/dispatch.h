@@ -50,9 +50,10 @@ decltype(auto) dispatch_float(const char* what, DType t, F&& f) {
       return f.template operator()<float>();
     case DType::f64:
       return f.template operator()<double>();
-    default:
-      fail(what, ": expected an f32 or f64 tensor, got ", dtype_name(t));
+    case DType::i32:
+      break;
   }
+  fail(what, ": expected an f32 or f64 tensor, got ", dtype_name(t));
 }
 
 }  // namespace tapir

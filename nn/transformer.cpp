@@ -178,12 +178,20 @@ Tensor Block::forward(Tensor x) {
 
 namespace {
 // The MLP activation of block l (any block when the activation is shared).
+// One case per MlpAct and no default: a value added to the enum and not
+// here fails the build (-Wswitch under -Werror), never turns into GeLU.
 std::unique_ptr<Activation> make_activation(const ModelConfig& c, int64_t l) {
-  if (c.mlp_act == MlpAct::poly)
-    return std::make_unique<Polynomial>(c.mlp_poly[c.mlp_poly.size() == 1 ? 0 : size_t(l)]);
-  if (c.mlp_act == MlpAct::spline) return std::make_unique<Spline>(c.mlp_spline);
-  if (c.mlp_act == MlpAct::relu) return std::make_unique<Relu>();
-  return std::make_unique<Gelu>();
+  switch (c.mlp_act) {
+    case MlpAct::gelu:
+      return std::make_unique<Gelu>();
+    case MlpAct::relu:
+      return std::make_unique<Relu>();
+    case MlpAct::spline:
+      return std::make_unique<Spline>(c.mlp_spline);
+    case MlpAct::poly:
+      return std::make_unique<Polynomial>(c.mlp_poly[c.mlp_poly.size() == 1 ? 0 : size_t(l)]);
+  }
+  fail("MLP activation ", static_cast<int>(c.mlp_act), " is none that the model builds");
 }
 
 std::string block_name(int64_t l) {
