@@ -2,7 +2,7 @@
 // (claims/records/ID.json), each holding the claim, the paper's figure, how
 // the setting here differs, the protocol, the command that measures it and
 // the result (the statistic, its interval, n, the status, the wall time and
-// the build). `tapir claims` reads them (tools/cmd_claims.cpp):
+// the build). `tapir claims` reads them (lab/claims_run.h):
 //   - a status is never typed: status_by_rule() derives it from the numbers,
 //     and check_claim() refuses a record whose stored status differs;
 //   - the table (docs/claims.md), the page with a forest plot per claim
