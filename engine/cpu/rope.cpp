@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/kernel_formulas.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
@@ -31,13 +32,8 @@ void rotate(const T* x, int64_t B, int64_t T_len, int64_t G, int64_t D, double b
       for (int64_t g = 0; g < G; ++g) {
         const T* px = x + (r * G + g) * D;
         T* py = y + (r * G + g) * D;
-        for (int64_t i = 0; i < half; ++i) {
-          const T c = cs[size_t(i)], s = cs[size_t(half + i)];
-          const T a = px[i] * c + px[half + i] * s;
-          const T b = px[half + i] * c - px[i] * s;
-          py[i] = accumulate ? py[i] + a : a;
-          py[half + i] = accumulate ? py[half + i] + b : b;
-        }
+        for (int64_t i = 0; i < half; ++i)
+          rope_rotate_pair(px, py, i, half, cs[size_t(i)], cs[size_t(half + i)], accumulate);
       }
     }
   });

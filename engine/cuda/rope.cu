@@ -2,6 +2,7 @@
 // one thread per pair (x[i], x[i + D/2]) of a D-vector; the angle is computed
 // in double, as on the CPU.
 #include "engine/cuda/common.cuh"
+#include "engine/kernel_formulas.h"
 #include "engine/kernels.h"
 
 namespace tapir::cuda {
@@ -22,12 +23,7 @@ __global__ void __launch_bounds__(kThreads)
     const double t = double((vec / G) % T_len);
     const double angle = t * pow(base, -double(2 * i) / double(D));
     const T c = static_cast<T>(cos(angle)), s = static_cast<T>(sign * sin(angle));
-    const T* px = x + vec * D;
-    T* py = y + vec * D;
-    const T a = px[i] * c + px[half + i] * s;
-    const T b = px[half + i] * c - px[i] * s;
-    py[i] = accumulate ? py[i] + a : a;
-    py[half + i] = accumulate ? py[half + i] + b : b;
+    rope_rotate_pair(x + vec * D, y + vec * D, i, half, c, s, accumulate);
   }
 }
 
