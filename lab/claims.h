@@ -109,12 +109,19 @@ struct ClaimBudget {
   int searches = 1;
   int seeds = 2;
   int steps = 0;  // 0: the experiment's
+
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.optional("searches", c.searches);
+    f.optional("seeds", c.seeds);
+    f.optional("steps", c.steps);
+  }
 };
 struct ClaimExperiment {
-  std::string id;
+  std::string id;  // its key in the file
   std::string about;
-  // "compare": a search (unless search is null) then `tapir compare`;
-  // "robust-compare": ERM against a constrained arm, no search.
+  // "compare": a search (when the experiment has "search") then `tapir
+  // compare`; "robust-compare": ERM against a constrained arm, no search.
   std::string command = "compare";
   std::string arm = "descent";    // robust-compare's constrained arm
   std::vector<std::string> task;  // flags of both stages
@@ -122,10 +129,27 @@ struct ClaimExperiment {
   int steps = 0;
   int search_steps = 0;  // Stage I's steps where they differ from Stage II's
   std::string threshold;
-  bool search = true;  // Stage I before the comparison
+  bool search = true;  // Stage I before the comparison: the file has "search"
   std::vector<std::string> search_flags;
   std::vector<std::string> compare_flags;
   ClaimBudget full, quick;
+
+  // The keys of its object in claims/experiments.json (base/json_fields.h).
+  template <class Self, class Fields>
+  static void fields(Self& c, Fields& f) {
+    f.required("about", c.about);
+    f.optional("command", c.command);
+    f.optional("arm", c.arm);
+    f.required("task", c.task);
+    f.optional("protocol", c.protocol);
+    f.required("steps", c.steps);
+    f.optional("search_steps", c.search_steps);
+    f.optional("threshold", c.threshold);
+    f.optional("search", c.search_flags);
+    f.optional("compare", c.compare_flags);
+    f.required("full", c.full);
+    f.required("quick", c.quick);
+  }
 };
 std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string& path);
 

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "base/file_io.h"
+#include "base/json_fields.h"
 #include "base/parse.h"
 #include "lab/claims.h"
 #include "lab/intervals.h"
@@ -14,30 +15,10 @@ namespace tapir {
 
 namespace {
 
-std::vector<std::string> strings_of(const Json& j, const char* key, const std::string& what) {
-  std::vector<std::string> out;
-  const Json* v = j.find(key);
-  if (v == nullptr || v->is_null()) return out;
-  TAPIR_CHECK(v->is_array(), what, ": ", key, " must be a list of command-line words");
-  for (const Json& word : v->as_array()) out.push_back(word.as_string());
-  return out;
-}
-
-ClaimBudget budget_of(const Json& j, const std::string& what) {
-  ClaimBudget b;
-  for (const auto& [key, value] : j.as_object()) {
-    if (key == "searches")
-      b.searches = static_cast<int>(value.as_int());
-    else if (key == "seeds")
-      b.seeds = static_cast<int>(value.as_int());
-    else if (key == "steps")
-      b.steps = static_cast<int>(value.as_int());
-    else
-      fail(what, ": unknown key ", tapir::quoted(key), " (known: searches, seeds, steps)");
-  }
+// A budget as the runner can use it: an interval needs two seeds.
+void check_budget(const ClaimBudget& b, const std::string& what) {
   TAPIR_CHECK(b.searches >= 1 && b.seeds >= 2 && b.steps >= 0, what,
               ": a budget needs searches >= 1 and seeds >= 2 (an interval needs two)");
-  return b;
 }
 
 // The entry of compare.json's `list` for the measure's variant and split
@@ -98,40 +79,23 @@ std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string&
   try {
     for (const auto& [id, j] : root.as_object()) {
       const std::string what = "experiment " + tapir::quoted(id);
-      for (const auto& [key, value] : j.as_object()) {
-        (void)value;
-        static const char* const known[] = {"about",    "command", "arm",          "task",
-                                            "protocol", "steps",   "search_steps", "threshold",
-                                            "search",   "compare", "full",         "quick"};
-        bool found = false;
-        for (const char* k : known) found = found || key == k;
-        TAPIR_CHECK(
-            found, what, ": unknown key ", tapir::quoted(key),
-            " (known: about, command, arm, task, protocol, steps, search_steps, threshold, search, "
-            "compare, full, quick)");
-      }
       ClaimExperiment e;
       e.id = id;
-      e.about = j.at("about").as_string();
-      if (const Json* c = j.find("command")) e.command = c->as_string();
+      try {
+        fields_from_json(j, e);
+      } catch (const Error& error) {
+        fail(what, ": ", error.what());
+      }
+      e.search = j.find("search") != nullptr;
       TAPIR_CHECK(e.command == "compare" || e.command == "robust-compare", what,
                   ": command must be compare or robust-compare, not ", tapir::quoted(e.command));
-      if (const Json* a = j.find("arm")) e.arm = a->as_string();
-      e.task = strings_of(j, "task", what);
-      if (const Json* p = j.find("protocol")) e.protocol = p->as_string();
-      e.steps = static_cast<int>(j.at("steps").as_int());
-      if (const Json* n = j.find("search_steps")) e.search_steps = static_cast<int>(n->as_int());
-      if (const Json* t = j.find("threshold")) e.threshold = t->as_string();
       TAPIR_CHECK(e.command != "compare" || !e.threshold.empty(), what,
                   ": a comparison needs its threshold");
-      e.search = j.find("search") != nullptr && !j.at("search").is_null();
-      e.search_flags = strings_of(j, "search", what);
-      e.compare_flags = strings_of(j, "compare", what);
-      e.full = budget_of(j.at("full"), what + ": full");
-      e.quick = budget_of(j.at("quick"), what + ": quick");
       TAPIR_CHECK(e.steps > 0, what, ": steps must be positive");
       TAPIR_CHECK(e.command == "compare" || !e.search, what,
-                  ": robust-compare runs no search (search must be null)");
+                  ": robust-compare runs no search (leave out \"search\")");
+      check_budget(e.full, what + ": full");
+      check_budget(e.quick, what + ": quick");
       out.emplace(id, std::move(e));
     }
   } catch (const Error& e) {

@@ -91,11 +91,16 @@ std::string today() {
   return text;
 }
 
+// Where an experiment's runs go: out/ID, out/ID-quick for the quick budget.
+std::string experiment_dir(const ClaimExperiment& e, const ClaimsOptions& o) {
+  return o.out + "/" + e.id + (o.quick ? "-quick" : "");
+}
+
 // Stage I (when the experiment has one) and Stage II of one experiment in
-// out/ID, under `budget`; the commands reuse what an earlier, killed run
+// experiment_dir, under `budget`; the commands reuse what an earlier, killed run
 // finished. Returns the seconds it took.
 double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const ClaimsOptions& o) {
-  const std::string dir = o.out + "/" + e.id + (o.quick ? "-quick" : "");
+  const std::string dir = experiment_dir(e, o);
   const std::string steps = std::to_string(budget.steps > 0 ? budget.steps : e.steps);
   // Stage I's own steps scale with a budget's as Stage II's do.
   const int64_t own_search_steps = e.search_steps > 0 ? e.search_steps : e.steps;
@@ -202,7 +207,7 @@ int run_claims(const ClaimsOptions& o) {
                 budget.seeds);
     Done d;
     d.seconds = run_experiment(e, budget, o);
-    const std::string dir = o.out + "/" + id + (o.quick ? "-quick" : "");
+    const std::string dir = experiment_dir(e, o);
     d.robust = e.command == "robust-compare";
     d.path = d.robust ? dir + "/robust/summary_" + e.arm + ".json" : dir + "/compare/compare.json";
     d.results = read_json_file(d.path);
