@@ -7,8 +7,8 @@
 
 #include "base/error.h"
 #include "engine/dist.h"
-#include "lab/run_jobs.h"
 #include "lab/progress.h"
+#include "lab/run_jobs.h"
 #include "optim/search.h"
 
 namespace tapir {
