@@ -83,13 +83,13 @@ set(CPACK_DEBIAN_LIBRARIES_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_LIBRARIES_DESCRIPTION
     "tapir's tensor engine as shared libraries
 One library per layer of the stack (base, engine, tasks, autograd, nn, optim,
-lab), for programs built on the engine; see libtapir-dev.")
+lab, report), for programs built on the engine; see libtapir-dev.")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libtapir-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION
     "tapir's tensor engine: headers and CMake package
 The headers of every layer and a CMake package: find_package(tapir) gives
-the imported targets tapir::base ... tapir::lab. The public interface is
+the imported targets tapir::base ... tapir::report. The public interface is
 described in /usr/share/doc/tapir/docs/api.md (package tapir).")
 set(CPACK_COMPONENT_DEVELOPMENT_DEPENDS libraries)
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)

@@ -26,7 +26,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(TAPIR_LIBRARY_LAYERS base engine tasks autograd nn optim lab)
+set(TAPIR_LIBRARY_LAYERS base engine tasks autograd nn optim lab report)
 set(TAPIR_LIBRARY_TARGETS "")
 foreach(layer ${TAPIR_LIBRARY_LAYERS})
   set(target tapir_${layer}_library)

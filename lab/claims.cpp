@@ -334,4 +334,32 @@ void write_claim(const std::string& dir, const ClaimRecord& record) {
   write_file_atomic(dir + "/" + record.id + ".json", to_json(claim_to_json(record), 2) + "\n");
 }
 
+namespace {
+
+std::string n_text(const ClaimResult& r) {
+  std::string n = r.searches > 0 ? std::to_string(r.searches) + " x " + std::to_string(r.seeds)
+                                 : std::to_string(r.seeds) + (r.seeds == 1 ? " seed" : " seeds");
+  if (r.budget == "quick") n += ", quick budget";
+  return n;
+}
+
+}  // namespace
+
+std::string claim_here_text(const ClaimRecord& r) {
+  if (!r.result) return r.reason.empty() ? "not measured yet" : r.reason;
+  const ClaimResult& res = *r.result;
+  std::string text = r.measure->statistic + ": " + format_claim_figure(*r.measure, res);
+  if (!res.interval.empty() && res.interval != "95% CI") text += " (" + res.interval + ")";
+  text += ", n " + n_text(res);
+  if (!res.detail.empty()) text += "; " + res.detail;
+  return text;
+}
+
+std::string claim_line(const ClaimRecord& r) {
+  std::string status = shown_status(r);
+  if (r.measure && r.measure->rule == "judged") status += " (judged)";
+  return r.id + " | " + r.claim + " | " + r.paper_figure + " | " + claim_here_text(r) + " | " +
+         status;
+}
+
 }  // namespace tapir

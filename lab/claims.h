@@ -7,7 +7,7 @@
 //     and check_claim() refuses a record whose stored status differs;
 //   - the table (docs/claims.md), the page with a forest plot per claim
 //     (docs/claims.html) and the README's tally are written from the
-//     records alone (lab/claims_render.cpp);
+//     records alone (report/claims_pages.h);
 //   - the runner measures a claim from its experiment (claims/experiments.json:
 //     a Stage I search and a Stage II comparison) and writes the result read
 //     from compare.json (result_from_compare).
@@ -166,14 +166,6 @@ ClaimResult result_between(const ClaimMeasure& measure, const Json& compare, con
 // "noise.gaussian.3.difference") to a paired difference's mean and interval.
 ClaimResult result_from_robust_summary(const ClaimMeasure& measure, const Json& summary);
 
-// The outputs of the renderer (lab/claims_render.cpp).
-std::string render_claims_markdown(const std::vector<ClaimRecord>& records);
-std::string render_claims_html(const std::vector<ClaimRecord>& records);
-// "Of 41 rows (28 claims): 5 reproduced, ..." as a README paragraph.
-std::string render_claims_tally(const std::vector<ClaimRecord>& records);
-// `readme` with the text between its tally markers replaced by `tally`;
-// throws when the markers are missing.
-std::string with_claims_tally(const std::string& readme, const std::string& tally);
 // The table's "here" cell: the statistic, its figure and interval, n and
 // the detail; the reason where the claim is not testable here.
 std::string claim_here_text(const ClaimRecord& record);

@@ -151,19 +151,6 @@ double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Writes `text` to `path`, or under --check says whether it differs.
-bool put(const std::string& path, const std::string& text, bool check) {
-  if (!check) {
-    write_file_atomic(path, text);
-    return true;
-  }
-  const bool same = std::filesystem::exists(path) && read_file(path) == text;
-  if (!same)
-    std::fprintf(stderr, "claims: %s is not what `tapir claims render` writes from the records\n",
-                 path.c_str());
-  return same;
-}
-
 }  // namespace
 
 int run_claims(const ClaimsOptions& o) {
@@ -237,24 +224,6 @@ int run_claims(const ClaimsOptions& o) {
     write_claim(into, r);
     std::printf("%s\n", claim_line(r).c_str());
   }
-  return 0;
-}
-
-int render_claims(const ClaimsOptions& o) {
-  const std::vector<ClaimRecord> records = read_claims(o.records);
-  // Everything made before anything is written: a README without its
-  // markers leaves the table and the page as they were.
-  const std::string md = render_claims_markdown(records);
-  const std::string html = render_claims_html(records);
-  const std::string readme = with_claims_tally(read_file(o.readme), render_claims_tally(records));
-  bool same = put(o.md, md, o.check);
-  same = put(o.html, html, o.check) && same;
-  same = put(o.readme, readme, o.check) && same;
-  if (o.check && !same) {
-    std::fprintf(stderr, "claims: run `tapir claims render` from the repository's root\n");
-    return 1;
-  }
-  std::printf("%s", render_claims_tally(records).c_str());
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // The work of `tapir claims` (tools/cmd_claims.cpp declares its flags):
 // list the records, run the experiments of the claims asked for and write
-// their records, render the table, its page and the README's tally. Paths
+// their records (rendering the table, its page and the README's tally is
+// report/claims_pages.h's). Paths
 // default to the repository's, so the commands run from its root.
 #pragma once
 #include <string>
@@ -35,8 +36,5 @@ int list_claims(const ClaimsOptions& options);
 // this program (under `mpirun -np ranks` when ranks > 1), then writes each
 // claim's record into `into` (default: records) and prints its line.
 int run_claims(const ClaimsOptions& options);
-// Writes md, html and the readme's tally from the records; with check,
-// writes nothing and returns 1 when any of them differs.
-int render_claims(const ClaimsOptions& options);
 
 }  // namespace tapir

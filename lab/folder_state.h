@@ -1,7 +1,7 @@
 // How far the experiment in a folder has come, told from the files alone:
 // which of its runs are still being written, whether its result is written,
 // and a fingerprint that changes whenever a file under it does. For
-// `tapir report` (lab/report.h), which marks what is in progress, and
+// `tapir report` (report/page.h), which marks what is in progress, and
 // `tapir report --watch` (tools/cmd_report.cpp), which renders again on
 // every change and stops when the experiment has finished. Sits in lab/, on
 // the run and search folders of optim/.

@@ -1,5 +1,5 @@
 // `tapir robust-compare` (lab/robust_compare.h): the runs of both arms, their
-// measurements, and the tables, plots and summary over seeds.
+// measurements, and the tables and summary over seeds.
 #include "lab/robust_compare.h"
 
 #include <array>
@@ -14,7 +14,6 @@
 #include "lab/progress.h"
 #include "lab/robust_report.h"
 #include "lab/run_jobs.h"
-#include "lab/svg.h"
 #include "optim/model_run.h"
 #include "tasks/task.h"
 
@@ -56,18 +55,6 @@ Json& set_arms(Json& j, const ArmNames& arms, const PerArm& v) {
   for (int a = 0; a < 2; ++a) j.set(arms[a], mean_std_json(v[a]));
   j.set("difference", difference_json(v));
   return j;
-}
-
-PlotSeries arm_series(const std::string& arm, const std::vector<double>& xs,
-                      const std::vector<PerArm>& points, int a) {
-  PlotSeries s{arm, xs, {}, {}};
-  for (const PerArm& p : points) {
-    double mean = 0, std = 0;
-    mean_std(p[a], mean, std);
-    s.y.push_back(mean);
-    s.spread.push_back(std);
-  }
-  return s;
 }
 
 // What the evaluation of every run measured, per arm.
@@ -143,17 +130,15 @@ void measure_run(const RobustCompareConfig& c, const std::string& dir, int a, Me
   }
 }
 
-// The per-layer loss: table, plot DIR/compare_<arm>_layers.svg and summary.
+// The per-layer loss: table and summary.
 void report_layers(const RobustCompareConfig& c, const ArmNames& arms, const Measures& m,
                    Json& summary) {
   std::printf("per-layer %s loss (layer 0 = embeddings)\n", c.split.c_str());
   Json layers = Json::array();
-  std::vector<double> xs;
   for (size_t l = 0; l < m.layer_loss.size(); ++l) {
     print_row("layer " + std::to_string(l), m.layer_loss[l]);
     Json j = Json::object();
     layers.push_back(set_arms(j, arms, m.layer_loss[l]));
-    xs.push_back(double(l));
   }
   const long long seeds = static_cast<long long>(c.seeds);
   const long long layer_count = static_cast<long long>(c.seeds * c.base.model.layers);
@@ -174,10 +159,6 @@ void report_layers(const RobustCompareConfig& c, const ArmNames& arms, const Mea
                               .set("difference", difference_json(m.monotone)));
   summary.set("decreasing_layers",
               Json::object().set(arms[0], m.decreasing[0]).set(arms[1], m.decreasing[1]));
-  write_svg_line_plot(
-      c.out + "/compare_" + c.arm + "_layers.svg",
-      {"per-layer " + c.split + " loss", "layer", "loss", true},
-      {arm_series(arms[0], xs, m.layer_loss, 0), arm_series(arms[1], xs, m.layer_loss, 1)});
 }
 
 // Every evaluation split's metric: table and summary.
@@ -192,8 +173,7 @@ void report_splits(const ArmNames& arms, const Measures& m, Json& summary) {
   summary.set("splits", by_split);
 }
 
-// The metric under each noise by gamma: tables, plots
-// DIR/compare_<arm>_<noise>.svg and summary.
+// The metric under each noise by gamma: tables and summary.
 void report_noise(const RobustCompareConfig& c, const ArmNames& arms, const Measures& m,
                   Json& summary) {
   Json by_noise = Json::object();
@@ -210,17 +190,13 @@ void report_noise(const RobustCompareConfig& c, const ArmNames& arms, const Meas
       rows.push_back(set_arms(j, arms, m.noise_metric[n][g]));
     }
     by_noise.set(c.noise[n], rows);
-    write_svg_line_plot(c.out + "/compare_" + c.arm + "_" + c.noise[n] + ".svg",
-                        {m.metric + " under " + c.noise[n] + " noise", "gamma", m.metric, false},
-                        {arm_series(arms[0], c.gammas, m.noise_metric[n], 0),
-                         arm_series(arms[1], c.gammas, m.noise_metric[n], 1)});
   }
   summary.set("noise", by_noise);
 }
 
 }  // namespace
 
-void run_robust_compare(const RobustCompareConfig& c) {
+bool run_robust_compare(const RobustCompareConfig& c) {
   const ArmNames arms = {"erm", c.arm};
   check_robust_compare(c);
   check_new_or_owned(c.out, "robust-compare folder");  // before anything is written
@@ -228,7 +204,7 @@ void run_robust_compare(const RobustCompareConfig& c) {
   Progress progress(c.quiet || !dist::is_root());  // rank 0 reports for the job
   if (!c.note.empty()) progress.line(c.note);
   const auto dirs = train_arms(c, arms, progress);
-  if (!dist::is_root()) return;  // rank 0 evaluates the runs and writes the report
+  if (!dist::is_root()) return false;  // rank 0 evaluates the runs and writes the summary
   set_num_threads(c.base.threads);
 
   Measures m;
@@ -252,8 +228,8 @@ void run_robust_compare(const RobustCompareConfig& c) {
   summary.set("arm", c.arm);
   summary.set("constraint", c.base.constraint.to_json());
   write_file_atomic(c.out + "/summary_" + c.arm + ".json", to_json(summary, 2) + "\n");
-  std::printf("report: %s/summary_%s.json, %s/compare_%s_*.svg\n", c.out.c_str(), c.arm.c_str(),
-              c.out.c_str(), c.arm.c_str());
+  std::printf("summary: %s/summary_%s.json\n", c.out.c_str(), c.arm.c_str());
+  return true;
 }
 
 }  // namespace tapir

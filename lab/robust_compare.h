@@ -5,8 +5,9 @@
 // the paired difference's mean and its 95% interval (lab/intervals.h):
 // the per-layer loss profile and how many runs are monotone, every
 // evaluation split's metric (for denoise: RMSE per sigma), and the metric
-// under each input noise per gamma. Tables on stdout, SVG plots
-// DIR/compare_<arm>_*.svg and DIR/summary_<arm>.json. Two constrained
+// under each input noise per gamma. Tables on stdout and
+// DIR/summary_<arm>.json; the command then draws DIR/compare_<arm>_*.svg
+// from the summary (report/robust_figures.h). Two constrained
 // variants can share one DIR and its ERM runs. Sits in lab/, on
 // lab/compare.h (the runs) and lab/robust_report.h (the measurements).
 #pragma once
@@ -32,7 +33,9 @@ struct RobustCompareConfig {
 };
 
 // Trains the 2 x seeds runs (shared among MPI ranks, lab/compare.h), then
-// rank 0 evaluates them and writes the report.
-void run_robust_compare(const RobustCompareConfig& config);
+// rank 0 evaluates them, prints the tables and writes summary_ARM.json
+// (its figures are report/robust_figures.h's). Returns whether this
+// process wrote the summary (rank 0).
+bool run_robust_compare(const RobustCompareConfig& config);
 
 }  // namespace tapir

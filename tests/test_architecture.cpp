@@ -12,10 +12,10 @@
 
 #include "base/file_io.h"
 #include "engine/safetensors.h"
-#include "lab/arch_plot.h"
-#include "lab/svg.h"
 #include "nn/architecture.h"
 #include "optim/trainer.h"
+#include "report/arch_plot.h"
+#include "report/svg.h"
 #include "tests/test_support.h"
 #include "tests/tiny_config.h"
 #include "tools/commands.h"

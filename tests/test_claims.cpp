@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/file_io.h"
 #include "lab/claims.h"
+#include "report/claims_pages.h"
 #include "tests/test_support.h"
 
 using namespace tapir;

@@ -17,6 +17,7 @@
 #include "optim/constrained_trainer.h"
 #include "optim/layer_eval.h"
 #include "optim/task_loss.h"
+#include "report/robust_figures.h"
 #include "tests/resume_files.h"
 #include "tests/seed_trials.h"
 
@@ -403,5 +404,14 @@ TEST_CASE("robust-compare pairs the arms by seed and gives each difference its i
   const double counts =
       static_cast<double>(monotone.at("descent").as_int() - monotone.at("erm").as_int());
   CHECK(monotone.at("difference").at("mean").as_double() == doctest::Approx(counts / 3));
+  // The figures come from the summary alone: one per layer profile and
+  // noise kind, both arms drawn.
+  write_robust_compare_figures(rc.out, "descent");
+  for (const std::string name : {"layers", "gaussian"}) {
+    const std::string svg = read_file(rc.out + "/compare_descent_" + name + ".svg");
+    CHECK(svg.find(">erm<") != std::string::npos);
+    CHECK(svg.find(">descent<") != std::string::npos);
+    CHECK(svg.find("<polyline") != std::string::npos);
+  }
   fs::remove_all(rc.out);
 }

@@ -1,4 +1,4 @@
-// `tapir report` (lab/report.h) on folders written by hand: a page for a run
+// `tapir report` (report/page.h) on folders written by hand: a page for a run
 // folder, and for broken files an error that names the file (and the line of
 // a JSON Lines file) and what was wrong.
 #include <doctest/doctest.h>
@@ -11,8 +11,8 @@
 #include "base/error.h"
 #include "base/file_io.h"
 #include "base/json.h"
-#include "lab/report.h"
 #include "optim/model_run.h"
+#include "report/page.h"
 #include "tests/test_support.h"
 #include "tests/tiny_config.h"
 

@@ -2,7 +2,7 @@
 // (lab/folder_state.h), on folders written by hand: which runs are still in
 // progress, when an experiment has finished, and the fingerprint that
 // changes with every file written; then the page it renders meanwhile
-// (lab/report.h). The command itself, on a live comparison in a browser:
+// (report/page.h). The command itself, on a live comparison in a browser:
 // tests/report_watch_browser.sh.
 #include <doctest/doctest.h>
 
@@ -15,10 +15,10 @@
 #include "base/folder_lock.h"
 #include "base/json.h"
 #include "lab/folder_state.h"
-#include "lab/report.h"
 #include "optim/model_run.h"
 #include "optim/run_folder.h"
 #include "optim/search_folder.h"
+#include "report/page.h"
 #include "tests/test_support.h"
 #include "tests/tiny_config.h"
 

@@ -8,9 +8,9 @@
 
 #include "autograd/ops.h"
 #include "lab/robust_report.h"
-#include "lab/svg.h"
 #include "optim/layer_eval.h"
 #include "optim/trainer.h"
+#include "report/svg.h"
 
 using namespace tapir;
 

@@ -1,5 +1,5 @@
 // `tapir claims`: the papers' claims as records (lab/claims.h), its work in
-// lab/claims_run.h.
+// lab/claims_run.h (list, run) and report/claims_pages.h (render).
 //   claims list [ID...]      one line per record: claim, paper, here, status
 //   claims run ID... | all   measure each claim from its experiment and
 //                            rewrite its record
@@ -7,7 +7,7 @@
 //                            README's tally from the records
 #include <memory>
 
-#include "lab/claims_run.h"
+#include "report/claims_pages.h"
 #include "tools/commands.h"
 
 namespace tapir {

@@ -1,4 +1,4 @@
-// `tapir plot`: figures as self-contained SVG files (lab/svg.h).
+// `tapir plot`: figures as self-contained SVG files (report/svg.h).
 //   plot arch FILE -o out.svg   each learned function of an architecture file
 //                               on its knot range, with its reference: GeLU
 //                               for MLP slots, the identity for attention.
@@ -8,9 +8,9 @@
 #include <cstdio>
 
 #include "base/file_io.h"
-#include "lab/arch_plot.h"
 #include "lab/poly_fit.h"
 #include "nn/architecture.h"
+#include "report/arch_plot.h"
 #include "tools/commands.h"
 
 namespace tapir {

@@ -1,4 +1,4 @@
-// `tapir report DIR`: writes DIR/report.html (lab/report.h). With --watch it
+// `tapir report DIR`: writes DIR/report.html (report/page.h). With --watch it
 // writes it again whenever a file under DIR changes, while train, compare,
 // search or transfer write there, until the experiment has finished
 // (lab/folder_state.h) or the command gets SIGINT or SIGTERM.
@@ -12,7 +12,7 @@
 #include "base/file_io.h"
 #include "base/folder_lock.h"
 #include "lab/folder_state.h"
-#include "lab/report.h"
+#include "report/page.h"
 #include "tools/commands.h"
 
 namespace tapir {

@@ -6,8 +6,8 @@
 
 #include "base/file_io.h"
 #include "lab/robust_report.h"
-#include "lab/svg.h"
 #include "optim/run_folder.h"
+#include "report/svg.h"
 #include "tools/checkpoint_options.h"
 #include "tools/commands.h"
 

@@ -2,6 +2,7 @@
 // several seeds (lab/robust_compare.h). The constrained arm is DIR/<arm>_s<seed>
 // (arm "descent" unless --arm-name); every other option is the same for both.
 #include "lab/robust_compare.h"
+#include "report/robust_figures.h"
 #include "tasks/task.h"
 #include "tools/commands.h"
 #include "tools/train_options.h"
@@ -48,7 +49,7 @@ Command add_robust_compare_command(CLI::App& app) {
                             config.arm.find_first_of("/ ") == std::string::npos,
                         "--arm-name must be a plain name other than erm, got '", config.arm, "'");
             config.gammas = parse_double_list(o->gamma, "--gamma");
-            run_robust_compare(config);
+            if (run_robust_compare(config)) write_robust_compare_figures(config.out, config.arm);
             return 0;
           },
           Ranks::several};

@@ -9,7 +9,7 @@
 #     built with warnings as errors and run: each program checks what it
 #     teaches and exits 1 when it does not hold (docs/api.md);
 #   - unless HEADERS is no, every installed header, each alone in a source file of its own, built
-#     against tapir::lab (which brings every layer): a header that needs
+#     against tapir::report (which brings every layer): a header that needs
 #     another it does not include, or a name only the tree has, fails here.
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/installed_tapir.cmake)
@@ -40,7 +40,7 @@ file(WRITE ${headers_project}/CMakeLists.txt
      "project(tapir_headers LANGUAGES CXX)\n"
      "find_package(tapir 0.1 REQUIRED)\n"
      "add_library(headers OBJECT ${sources})\n"
-     "target_link_libraries(headers PRIVATE tapir::lab)\n")
+     "target_link_libraries(headers PRIVATE tapir::report)\n")
 
 set(projects examples)
 if(NOT HEADERS STREQUAL "no")

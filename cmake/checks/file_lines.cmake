@@ -16,7 +16,7 @@ if(NOT DEFINED EXCEPTIONS)
   set(EXCEPTIONS ${CMAKE_CURRENT_LIST_DIR}/long_files.txt)
 endif()
 if(NOT DEFINED FOLDERS)
-  set(FOLDERS base engine autograd nn optim tasks lab tools)
+  set(FOLDERS base engine autograd nn optim tasks lab report tools)
 endif()
 
 set(allowed "")

@@ -4,13 +4,13 @@
 // range a run's inputs used (`tapir plot arch --run`), a panel shows that
 // range shaded, widened by half its width on each side within the knots,
 // instead of the whole knot range.
-// Sits in lab/, on nn/ and lab/svg.h.
+// Sits in report/, on nn/ and report/svg.h.
 #pragma once
 #include <map>
 #include <string>
 
-#include "lab/svg.h"
 #include "nn/architecture.h"
+#include "report/svg.h"
 
 namespace tapir {
 

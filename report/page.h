@@ -3,7 +3,7 @@
 // transfer matrix: configuration, tables, curves and learned functions.
 // An experiment still being written gets a page of what it holds so far,
 // its unfinished runs marked "in progress" (lab/folder_state.h).
-// Sits in lab/, on nn/ and the comparison, plots and figures of lab/; the
+// Sits in report/, on nn/, the comparison of lab/ and the figures here; the
 // command is tools/cmd_report.cpp.
 #pragma once
 #include <string>

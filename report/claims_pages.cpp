@@ -1,15 +1,16 @@
-// The claims table (docs/claims.md), its page with a forest plot per claim
-// (docs/claims.html) and the README's tally, written from the records alone
-// (lab/claims.h). Nothing here reads a run: what a row says is in its record.
+// The claims table, its page and the README's tally (report/claims_pages.h).
+#include "report/claims_pages.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include "base/error.h"
-#include "lab/claims.h"
-#include "lab/svg.h"
+#include "base/file_io.h"
+#include "report/svg.h"
 
 namespace tapir {
 
@@ -38,13 +39,6 @@ std::string md_cell(const std::string& text) {
 
 std::string html_text(const std::string& text) {
   return svg_escape(text);
-}
-
-std::string n_text(const ClaimResult& r) {
-  std::string n = r.searches > 0 ? std::to_string(r.searches) + " x " + std::to_string(r.seeds)
-                                 : std::to_string(r.seeds) + (r.seeds == 1 ? " seed" : " seeds");
-  if (r.budget == "quick") n += ", quick budget";
-  return n;
 }
 
 std::string wall_text(const std::optional<double>& seconds) {
@@ -175,24 +169,20 @@ std::string forest_plot(const Group& g) {
   return svg;
 }
 
+// Writes `text` to `path`, or under --check says whether it differs.
+bool put(const std::string& path, const std::string& text, bool check) {
+  if (!check) {
+    write_file_atomic(path, text);
+    return true;
+  }
+  const bool same = std::filesystem::exists(path) && read_file(path) == text;
+  if (!same)
+    std::fprintf(stderr, "claims: %s is not what `tapir claims render` writes from the records\n",
+                 path.c_str());
+  return same;
+}
+
 }  // namespace
-
-std::string claim_here_text(const ClaimRecord& r) {
-  if (!r.result) return r.reason.empty() ? "not measured yet" : r.reason;
-  const ClaimResult& res = *r.result;
-  std::string text = r.measure->statistic + ": " + format_claim_figure(*r.measure, res);
-  if (!res.interval.empty() && res.interval != "95% CI") text += " (" + res.interval + ")";
-  text += ", n " + n_text(res);
-  if (!res.detail.empty()) text += "; " + res.detail;
-  return text;
-}
-
-std::string claim_line(const ClaimRecord& r) {
-  std::string status = shown_status(r);
-  if (r.measure && r.measure->rule == "judged") status += " (judged)";
-  return r.id + " | " + r.claim + " | " + r.paper_figure + " | " + claim_here_text(r) + " | " +
-         status;
-}
 
 std::string render_claims_tally(const std::vector<ClaimRecord>& records) {
   std::map<std::string, int> counts;
@@ -313,6 +303,24 @@ std::string render_claims_html(const std::vector<ClaimRecord>& records) {
   }
   html += "</table></section>\n</body></html>\n";
   return html;
+}
+
+int render_claims(const ClaimsOptions& o) {
+  const std::vector<ClaimRecord> records = read_claims(o.records);
+  // Everything made before anything is written: a README without its
+  // markers leaves the table and the page as they were.
+  const std::string md = render_claims_markdown(records);
+  const std::string html = render_claims_html(records);
+  const std::string readme = with_claims_tally(read_file(o.readme), render_claims_tally(records));
+  bool same = put(o.md, md, o.check);
+  same = put(o.html, html, o.check) && same;
+  same = put(o.readme, readme, o.check) && same;
+  if (o.check && !same) {
+    std::fprintf(stderr, "claims: run `tapir claims render` from the repository's root\n");
+    return 1;
+  }
+  std::printf("%s", render_claims_tally(records).c_str());
+  return 0;
 }
 
 }  // namespace tapir

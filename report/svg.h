@@ -7,7 +7,7 @@
 //                  axis, the legend to its right (`tapir layers`, `tapir
 //                  robust`, `tapir robust-compare`).
 // No dependencies; the output is a plain SVG 1.1 file any browser shows.
-// Sits in lab/, on engine/ (file writing) alone.
+// Sits in report/, on base/ (file writing) alone.
 #pragma once
 #include <string>
 #include <string_view>

@@ -1,7 +1,8 @@
 // The figure of a comparison's report that sets every variant against the
 // baseline: its steps ratio and, where compare.json has them, its spread
 // ratio, each a point on its 95% interval beside a dashed line at 1
-// (lab/report.cpp draws it into the page).
+// (report/page.cpp draws it into the page).
+// Sits in report/, on base/ and report/svg.h.
 #pragma once
 #include <string>
 

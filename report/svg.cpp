@@ -1,5 +1,5 @@
-// The SVG writers of lab/svg.h: the panel figure, then the line plot.
-#include "lab/svg.h"
+// The SVG writers of report/svg.h: the panel figure, then the line plot.
+#include "report/svg.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
-// Figures of learned functions (lab/arch_plot.h).
-#include "lab/arch_plot.h"
+// Figures of learned functions (report/arch_plot.h).
+#include "report/arch_plot.h"
 
 #include <algorithm>
 #include <cmath>

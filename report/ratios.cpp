@@ -1,10 +1,10 @@
-// The report's figure of ratios to the baseline (lab/report_ratios.h).
-#include "lab/report_ratios.h"
+// The report's figure of ratios to the baseline (report/ratios.h).
+#include "report/ratios.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "lab/svg.h"
+#include "report/svg.h"
 
 namespace tapir {
 

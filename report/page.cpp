@@ -1,5 +1,5 @@
-// The offline HTML report of `tapir report` (lab/report.h).
-#include "lab/report.h"
+// The offline HTML report of `tapir report` (report/page.h).
+#include "report/page.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,16 +10,16 @@
 #include "base/file_io.h"
 #include "base/folder_lock.h"
 #include "base/json.h"
-#include "lab/arch_plot.h"
 #include "lab/compare.h"
 #include "lab/folder_state.h"
-#include "lab/report_ratios.h"
-#include "lab/svg.h"
 #include "nn/architecture.h"
 #include "optim/run_folder.h"
 #include "optim/search.h"
 #include "optim/search_config.h"
 #include "optim/train_config.h"
+#include "report/arch_plot.h"
+#include "report/ratios.h"
+#include "report/svg.h"
 
 namespace tapir {
 
