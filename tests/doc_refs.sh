@@ -27,7 +27,7 @@ set -uo pipefail
 root="$1"
 shift
 cd "$root" || exit 2
-code_dirs=(autograd base engine nn optim lab tasks tools tests scripts cmake configs examples)
+code_dirs=(autograd base engine nn optim lab report tasks tools tests scripts cmake configs examples)
 # Names the docs take from outside the repository (BLAS, libxsmm, the
 # sanitizers, the kernel's profiler symbols), by prefix.
 outside='^(cblas_|libxsmm_|sgemm_|pvm_|ASAN_)'
