@@ -221,13 +221,24 @@ std::string paired_seeds_text(int seeds, int searches);
 // on the same runs the ratio of their spreads over seeds (variances of log
 // steps) with its interval and permutation test.
 struct BaselineVerdict {
-  std::string variant;
+  std::string variant;  // its name, as given
+  std::string label;    // its short name (variant_labels), as a person reads it
   double threshold = 0;
   std::string split;
   StepsRatio steps;
   SpreadRatio spread;
   Spread variant_steps, baseline_steps;  // medians and never-counts
 };
+// The names a person reads, one per result: a variant is named by what it
+// is, its path left to compare.json and the legend of compare.md:
+//   arch:runs/x/search/search-0/arch.safetensors  ->  search 0
+//   arch:runs/x/found.safetensors                 ->  found
+//   arch: 3 searches (the searches pooled)        ->  3 searches pooled
+//   pos=alibi,arch:.../search-1/arch.safetensors  ->  pos=alibi,search 1
+// Any other name is its own short name. Where two different names would
+// get the same short name, both keep their full names.
+std::vector<std::string> variant_labels(const std::vector<VariantResult>& results);
+
 // One per variant other than "baseline"; none without a baseline.
 std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results,
                                                       const std::string& split = "");
@@ -248,6 +259,7 @@ std::string spread_line(const BaselineVerdict& verdict);
 // paired by seed when both ran the same seeds).
 struct MetricVerdict {
   std::string variant, split;
+  std::string label;  // the variant's short name (variant_labels)
   VerdictMetric metric = VerdictMetric::accuracy;
   MedianDifference difference;
   double variant_median = 0, baseline_median = 0;

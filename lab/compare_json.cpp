@@ -81,6 +81,7 @@ Json split_run_json(const SplitRun& s) {
 Json baseline_verdict_json(const BaselineVerdict& v) {
   return Json::object()
       .set("variant", v.variant)
+      .set("label", v.label)
       .set("split", v.split)
       .set("threshold", v.threshold)
       .set("verdict", ratio_verdict_word(v.steps.verdict))
@@ -115,9 +116,12 @@ std::string compare_json(const std::vector<VariantResult>& results,
       break;
     }
   Json variants = Json::array();
-  for (const VariantResult& r : results) {
+  const std::vector<std::string> labels = variant_labels(results);
+  for (size_t k = 0; k < results.size(); ++k) {
+    const VariantResult& r = results[k];
     Json v = Json::object();
     v.set("variant", r.variant.name);
+    v.set("label", labels[k]);
     if (!r.pooled.empty()) {
       Json pooled = Json::array();
       for (const std::string& name : r.pooled) pooled.push_back(name);

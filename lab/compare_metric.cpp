@@ -122,6 +122,7 @@ std::vector<MetricVerdict> compare_on_metric(const std::vector<VariantResult>& r
   VerdictSpec named = spec;
   if (named.split.empty()) named.split = base->first().split;
   const std::vector<double> b = final_values(*base, named);
+  const std::vector<std::string> labels = variant_labels(results);
   for (size_t k = 0; k < results.size(); ++k) {
     const VariantResult& r = results[k];
     if (&r == base) continue;
@@ -129,6 +130,7 @@ std::vector<MetricVerdict> compare_on_metric(const std::vector<VariantResult>& r
     const GroupedRuns g = group_by_part(r, values, *base);
     MetricVerdict v;
     v.variant = r.variant.name;
+    v.label = labels[k];
     v.split = named.split;
     v.metric = named.metric;
     // Its own streams, apart from the steps verdicts' (0 .. variants).
@@ -148,7 +150,7 @@ std::string metric_verdict_line(const MetricVerdict& v) {
   char medians[96];
   std::snprintf(medians, sizeof medians, "median %.4f against %.4f", v.variant_median,
                 v.baseline_median);
-  return "verdict: " + v.variant + " is " +
+  return "verdict: " + v.label + " is " +
          (decided ? std::string(difference_verdict_word(d.verdict)) + " than baseline"
                   : "inconclusive against baseline") +
          ": " + metric_words(v.metric) + " on " + v.split + " at " +
@@ -159,6 +161,7 @@ Json metric_verdict_json(const MetricVerdict& v) {
   const Interval& d = v.difference.difference;
   return Json::object()
       .set("variant", v.variant)
+      .set("label", v.label)
       .set("metric", name_of(v.metric))
       .set("split", v.split)
       .set("verdict", difference_verdict_word(v.difference.verdict))

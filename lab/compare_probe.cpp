@@ -17,7 +17,7 @@ std::string table(const std::string& corner, const std::vector<std::string>& lab
                   const std::vector<VariantResult>& results,
                   const std::vector<std::vector<std::vector<double>>>& cells) {
   std::string out = "| " + corner + " |";
-  for (const VariantResult& r : results) out += " " + r.variant.name + " |";
+  for (const std::string& label : variant_labels(results)) out += " " + label + " |";
   out += "\n|---|";
   for (size_t v = 0; v < results.size(); ++v) out += "---|";
   out += "\n";
@@ -86,7 +86,7 @@ void report_layers(const std::vector<VariantResult>& results, const ProbeOptions
   md += "\nMonotone runs (every f_l < f_{l-1}):";
   Json j = Json::object();
   for (size_t v = 0; v < results.size(); ++v) {
-    md += " " + results[v].variant.name + " " + std::to_string(m.monotone[v]) + "/" +
+    md += " " + variant_labels(results)[v] + " " + std::to_string(m.monotone[v]) + "/" +
           std::to_string(results[v].runs.size()) + (v + 1 < results.size() ? "," : "\n");
     Json rows = Json::array();
     for (const auto& seeds : m.layer_loss[v]) rows.push_back(mean_std_json(seeds));

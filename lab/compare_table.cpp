@@ -48,10 +48,12 @@ std::string split_table(const std::vector<VariantResult>& results, const std::st
   }
   out += "\n" + rule + "\n";
   char buf[256];
-  for (const VariantResult& r : results) {
+  const std::vector<std::string> labels = variant_labels(results);
+  for (size_t k = 0; k < results.size(); ++k) {
+    const VariantResult& r = results[k];
     const SplitSummary* s = find_split(r, split);
     if (s == nullptr) continue;
-    out += "| " + r.variant.name + " | " + std::to_string(s->final_accuracy.count) + " |";
+    out += "| " + labels[k] + " | " + std::to_string(s->final_accuracy.count) + " |";
     for (size_t t = 0; t < thresholds.size(); ++t) {
       const Spread& steps = s->steps[t];
       const Interval& ci = s->steps_interval[t];
@@ -92,8 +94,8 @@ std::string groups_table(const std::vector<VariantResult>& results, const std::s
       }
   if (keys.empty()) return "";
   std::string out = "| " + group_by + " |", rule = "|---|";
-  for (const VariantResult& r : results) {
-    out += " " + r.variant.name + " |";
+  for (const std::string& label : variant_labels(results)) {
+    out += " " + label + " |";
     rule += "---|";
   }
   out += "\n" + rule + "\n";
@@ -139,6 +141,13 @@ std::string compare_table_markdown(const std::vector<VariantResult>& results,
     out += split_table(results, splits[k], thresholds);
     out += groups_table(results, splits[k]);
   }
+  // The legend of the short names: each full name once.
+  const std::vector<std::string> labels = variant_labels(results);
+  std::string legend;
+  for (size_t k = 0; k < results.size(); ++k)
+    if (labels[k] != results[k].variant.name)
+      legend += "| " + labels[k] + " | " + results[k].variant.name + " |\n";
+  if (!legend.empty()) out += "\n| variant | as given |\n|---|---|\n" + legend;
   const std::vector<std::string> lines = verdict_lines(judge(results, verdicts), /*spreads=*/true);
   if (!lines.empty()) out += "\n";
   for (const std::string& line : lines) out += line + "\n";
@@ -172,11 +181,13 @@ std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantR
   std::vector<std::vector<double>> steps;
   for (const VariantResult& r : results) steps.push_back(headline_steps(r, split, budget));
   const std::vector<double>& b = steps[static_cast<size_t>(base - results.data())];
+  const std::vector<std::string> labels = variant_labels(results);
   for (size_t k = 0; k < results.size(); ++k) {
     const VariantResult& r = results[k];
     if (&r == base) continue;
     BaselineVerdict v;
     v.variant = r.variant.name;
+    v.label = labels[k];
     v.threshold = r.thresholds.front();
     v.split = split;
     const GroupedRuns g = group_by_part(r, steps[k], *base);
@@ -216,7 +227,7 @@ std::string design_text(const BaselineVerdict& v) {
 std::string verdict_line(const BaselineVerdict& v) {
   const StepsRatio& s = v.steps;
   std::string line =
-      "verdict: " + v.variant + " is " +
+      "verdict: " + v.label + " is " +
       verdict_text(v, ratio_verdict_word(s.verdict), s.verdict == RatioVerdict::inconclusive) +
       ": steps to " + threshold_text(v.threshold) + " on " + v.split + " at " +
       format_ratio(s.ratio) + " baseline (median " + format_steps(v.variant_steps.median) +
@@ -240,11 +251,11 @@ std::string spread_line(const BaselineVerdict& v) {
   const std::string what =
       "variance of log steps to " + threshold_text(v.threshold) + " on " + v.split;
   if (std::isnan(s.ratio.point))
-    return "spread: " + v.variant + " is inconclusive against baseline: " + what +
+    return "spread: " + v.label + " is inconclusive against baseline: " + what +
            " needs 2 seeds a side that reach it (" + design_text(v) + ")";
   char p[32];
   std::snprintf(p, sizeof p, "%.2g", s.p);
-  return "spread: " + v.variant + " is " +
+  return "spread: " + v.label + " is " +
          verdict_text(v, spread_verdict_word(s.verdict), s.verdict == SpreadVerdict::inconclusive) +
          ": " + what + " at " + format_ratio(s.ratio) + " baseline's (permutation p = " + p + "; " +
          design_text(v) + ")";

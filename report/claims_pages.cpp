@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/file_io.h"
+#include "report/forest.h"
 #include "report/svg.h"
 
 namespace tapir {
@@ -85,88 +86,29 @@ const char* status_colour(const std::string& status) {
   return "#555555";
 }
 
-// One forest plot: a row per record, its point and interval, the no-effect
-// line and the paper's figure (dashed). Ratios on a log axis. No ids, so
-// that any number of plots can share a page.
+// One forest plot (report/forest.h): a row per record, its point and
+// interval coloured by its status, the no-effect line and the paper's
+// figure (dashed). Ratios on a log axis.
 std::string forest_plot(const Group& g) {
   const ClaimMeasure& m0 = *g.rows.front()->measure;
-  const bool log_axis = m0.format == "ratio";
-  std::vector<double> xs = {m0.null_value};
-  if (m0.size) xs.push_back(*m0.size);
-  for (const ClaimRecord* r : g.rows)
-    for (const auto& v : {r->result->value, r->result->lo, r->result->hi})
-      if (v && std::isfinite(*v) && (!log_axis || *v > 0)) xs.push_back(*v);
-  auto tx = [&](double v) { return log_axis ? std::log10(v) : v; };
-  double lo = tx(*std::min_element(xs.begin(), xs.end()));
-  double hi = tx(*std::max_element(xs.begin(), xs.end()));
-  if (hi - lo < 1e-9) {
-    lo -= 0.5;
-    hi += 0.5;
+  ForestPlot plot;
+  plot.log_axis = m0.format == "ratio";
+  plot.null_value = m0.null_value;
+  plot.reference = m0.size;
+  plot.reference_label = "paper";
+  plot.decimals = m0.decimals;
+  for (const ClaimRecord* r : g.rows) {
+    const ClaimResult& res = *r->result;
+    ForestRow row;
+    row.label = r->id;
+    row.note = res.status;
+    row.color = status_colour(res.status);
+    row.point = *res.value;
+    if (res.lo && res.hi) row.lo = *res.lo, row.hi = *res.hi;
+    row.tooltip = r->id + ": " + format_claim_figure(*r->measure, res) + ", " + res.status;
+    plot.rows.push_back(std::move(row));
   }
-  const double pad = (hi - lo) * 0.08;
-  lo -= pad;
-  hi += pad;
-  const int label_w = 200, plot_w = 420, row_h = 22, top = 10;
-  const int height = top + row_h * static_cast<int>(g.rows.size()) + 34;
-  auto px = [&](double v) {
-    double t = tx(v);
-    t = std::clamp(t, lo, hi);
-    return label_w + (t - lo) / (hi - lo) * plot_w;
-  };
-  char buf[512];
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    std::to_string(label_w + plot_w + 20) + "\" height=\"" +
-                    std::to_string(height) + "\" role=\"img\">";
-  const double y_end = top + row_h * static_cast<double>(g.rows.size());
-  std::snprintf(buf, sizeof buf,
-                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>",
-                px(m0.null_value), top, px(m0.null_value), y_end);
-  svg += buf;
-  if (m0.size) {
-    std::snprintf(buf, sizeof buf,
-                  "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#2166ac\" "
-                  "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
-                  "fill=\"#2166ac\" text-anchor=\"middle\">paper</text>",
-                  px(*m0.size), top, px(*m0.size), y_end, px(*m0.size), y_end + 12);
-    svg += buf;
-  }
-  for (size_t i = 0; i < g.rows.size(); ++i) {
-    const ClaimRecord& r = *g.rows[i];
-    const ClaimResult& res = *r.result;
-    const double y = top + row_h * (static_cast<double>(i) + 0.5);
-    const char* colour = status_colour(res.status);
-    svg += "<text x=\"" + std::to_string(label_w - 8) + "\" y=\"" + std::to_string(y + 4) +
-           "\" font-size=\"12\" text-anchor=\"end\">" + html_text(r.id) + "</text>";
-    if (res.lo && res.hi) {
-      std::snprintf(buf, sizeof buf,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                    "stroke-width=\"2\"/>",
-                    px(*res.lo), y, px(*res.hi), y, colour);
-      svg += buf;
-    }
-    std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>",
-                  px(*res.value), y, colour);
-    svg += buf;
-    svg += html_text(r.id + ": " + format_claim_figure(*r.measure, res) + ", " + res.status) +
-           "</title></circle>";
-  }
-  // The axis: ticks at the null value, the paper's figure and the ends.
-  const double axis_y = y_end + 4;
-  std::snprintf(buf, sizeof buf,
-                "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>", label_w,
-                axis_y, label_w + plot_w, axis_y);
-  svg += buf;
-  const double ends[] = {lo + pad, hi - pad, tx(m0.null_value)};
-  for (double t : ends) {
-    const double v = log_axis ? std::pow(10.0, t) : t;
-    std::snprintf(
-        buf, sizeof buf,
-        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.*f%s</text>", px(v),
-        axis_y + 26, m0.decimals, v, log_axis ? "x" : "");
-    svg += buf;
-  }
-  svg += "</svg>";
-  return svg;
+  return forest_svg(plot);
 }
 
 // Writes `text` to `path`, or under --check says whether it differs.

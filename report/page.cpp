@@ -167,7 +167,7 @@ std::string compare_section(const std::string& dir) {
   // What the report needs of compare.json: the first evaluation split (the
   // one a comparison is decided on) and each variant's name and run folders.
   struct ComparedVariant {
-    std::string name;
+    std::string name;  // its short name where compare.json has one
     std::vector<std::string> run_dirs;
     bool pooled = false;  // the runs of other variants: their functions are drawn with them
   };
@@ -178,7 +178,10 @@ std::string compare_section(const std::string& dir) {
     const Json* splits = j.find("splits");
     if (splits != nullptr && splits->size() > 0) split = splits->as_array().front().as_string();
     for (const Json& v : j.at("variants").as_array()) {
-      variants.push_back({v.at("variant").as_string(), {}, v.find("pooled") != nullptr});
+      const Json* label = v.find("label");
+      variants.push_back({(label != nullptr ? *label : v.at("variant")).as_string(),
+                          {},
+                          v.find("pooled") != nullptr});
       for (const Json& run : v.at("runs").as_array())
         variants.back().run_dirs.push_back(run.at("dir").as_string());
     }

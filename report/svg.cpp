@@ -1,4 +1,5 @@
-// The SVG writers of report/svg.h: the panel figure, then the line plot.
+// The panel figure of report/svg.h (svg_figure), its ticks and palette;
+// the line plot is report/line_plot.cpp's.
 #include "report/svg.h"
 
 #include <algorithm>
@@ -7,23 +8,14 @@
 #include <cstdio>
 #include <limits>
 
-#include "base/file_io.h"
+#include "report/svg_writing.h"
 
 namespace tapir {
 
 namespace {
 
-// Appends the pieces in order (piecewise: no chained temporaries).
-template <typename... Parts>
-void put(std::string& out, const Parts&... parts) {
-  (out.append(std::string_view(parts)), ...);
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
+using svg_writing::num;
+using svg_writing::put;
 
 std::string tick_label(double v) {
   if (std::fabs(v) < 1e-12) v = 0;
@@ -103,8 +95,8 @@ void render_axes(const SvgPanel& panel, const PanelFrame& f, double x0, double y
         "\" text-anchor=\"end\" dominant-baseline=\"middle\" font-size=\"10\">", tick_label(t),
         "</text>\n");
   }
-  put(out, "<rect x=\"", num(px), "\" y=\"", num(py), "\" width=\"", num(w), "\" height=\"", num(h),
-      "\" fill=\"none\" stroke=\"#444\"/>\n");
+  put(out, "<rect class=\"plot-area\" x=\"", num(px), "\" y=\"", num(py), "\" width=\"", num(w),
+      "\" height=\"", num(h), "\" fill=\"none\" stroke=\"#444\"/>\n");
   put(out, "<text x=\"", num(px + w / 2), "\" y=\"", num(py + h + 32),
       "\" text-anchor=\"middle\" font-size=\"11\">", svg_escape(panel.x_label), "</text>\n");
   put(out, "<text transform=\"translate(", num(x0 + 14), " ", num(py + h / 2),
@@ -147,62 +139,83 @@ void render_series(const SvgPanel& panel, const PanelFrame& f, std::string& out)
   }
 }
 
-// The legend, top left inside the plot area.
-void render_legend(const SvgPanel& panel, const PanelFrame& f, std::string& out) {
-  double ly = f.py + 12;
+// The legend's place: below the panel's x-axis label, entries left to
+// right from the plot area's left edge, wrapping at the panel's right edge,
+// so that it never covers a curve. An entry is a swatch and its label
+// (about 6 px a character at font size 10).
+constexpr double kLegendLine = 14, kLegendSwatch = 26;
+
+double legend_entry_width(const SvgSeries& s) {
+  return kLegendSwatch + 6.0 * double(s.label.size()) + 14;
+}
+
+// The legend's lines in a panel of `layout` (0: no labelled series).
+int legend_lines(const SvgPanel& panel, const SvgLayout& layout) {
+  const double start = 56, end = layout.panel_width - 12;
+  int lines = 0;
+  double x = end;
+  for (const SvgSeries& s : panel.series) {
+    if (s.label.empty()) continue;
+    const double w = legend_entry_width(s);
+    if (x + w > end && x > start) x = start, ++lines;
+    x += w;
+  }
+  return lines;
+}
+
+void render_legend(const SvgPanel& panel, const PanelFrame& f, double x0, double y0,
+                   const SvgLayout& layout, std::string& out) {
+  const double end = x0 + layout.panel_width - 12;
+  double x = end, ly = y0 + layout.panel_height - kLegendLine / 2;
+  put(out, "<g class=\"legend\">\n");
   for (size_t k = 0; k < panel.series.size(); ++k) {
     const SvgSeries& s = panel.series[k];
     if (s.label.empty()) continue;
+    const double w = legend_entry_width(s);
+    if (x + w > end && x > f.px) x = f.px, ly += kLegendLine;
     const std::string color = svg_escape(s.color.empty() ? svg_palette(k) : s.color);
-    put(out, "<line x1=\"", num(f.px + 8), "\" y1=\"", num(ly), "\" x2=\"", num(f.px + 26),
+    put(out, "<line x1=\"", num(x), "\" y1=\"", num(ly), "\" x2=\"", num(x + kLegendSwatch - 8),
         "\" y2=\"", num(ly), "\" stroke=\"", color, "\" stroke-width=\"2\"",
         s.dashed ? " stroke-dasharray=\"5 3\"" : "", "/>\n");
-    put(out, "<text x=\"", num(f.px + 30), "\" y=\"", num(ly),
+    put(out, "<text x=\"", num(x + kLegendSwatch - 4), "\" y=\"", num(ly),
         "\" dominant-baseline=\"middle\" font-size=\"10\">", svg_escape(s.label), "</text>\n");
-    ly += 14;
+    x += w;
   }
+  out += "</g>\n";
 }
 
-// One panel into `out`, its top-left corner at (x0, y0); `id` names its clip
-// path.
+// Stands for the figure's id prefix until the figure is whole.
+constexpr std::string_view kIdPrefix = "@figure@";
+
+// One panel into `out`, its top-left corner at (x0, y0); `id` numbers its
+// clip path within the figure.
 void render_panel(const SvgPanel& panel, size_t id, double x0, double y0, const SvgLayout& layout,
                   std::string& out) {
   const PanelFrame f = panel_frame(panel, x0, y0, layout);
-  std::string clip = "clip";
-  clip += std::to_string(id);
-  put(out, "<g>\n<clipPath id=\"", clip, "\"><rect x=\"", num(f.px), "\" y=\"", num(f.py),
-      "\" width=\"", num(f.w), "\" height=\"", num(f.h), "\"/></clipPath>\n");
+  std::string clip(kIdPrefix);
+  clip += "clip" + std::to_string(id);
+  // The colours of the series drawn (a finite point, a visible colour):
+  // what the browser test looks for in the plot area.
+  std::string colors;
+  for (size_t k = 0; k < panel.series.size(); ++k) {
+    const SvgSeries& s = panel.series[k];
+    const std::string color = s.color.empty() ? svg_palette(k) : s.color;
+    bool drawn = false;
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+      drawn = drawn || (std::isfinite(s.x[i]) && std::isfinite(s.y[i]));
+    if (drawn && color != "none" && colors.find(color) == std::string::npos)
+      colors += (colors.empty() ? "" : " ") + color;
+  }
+  put(out, "<g class=\"panel\" data-colors=\"", svg_escape(colors), "\">\n<clipPath id=\"", clip,
+      "\"><rect x=\"", num(f.px), "\" y=\"", num(f.py), "\" width=\"", num(f.w), "\" height=\"",
+      num(f.h), "\"/></clipPath>\n");
   render_axes(panel, f, x0, y0, out);
   // The lines, clipped to the plot area.
   put(out, "<g clip-path=\"url(#", clip, ")\">\n");
   render_series(panel, f, out);
   out += "</g>\n";
-  render_legend(panel, f, out);
+  render_legend(panel, f, x0, y0, layout, out);
   out += "</g>\n";
-}
-
-// The line plot (svg_line_plot): its size, margins and colours.
-constexpr double kPlotWidth = 640, kPlotHeight = 420;
-constexpr double kPlotLeft = 72, kPlotRight = 150, kPlotTop = 40, kPlotBottom = 56;
-const char* const kPlotColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-                                   "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-
-std::string plot_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
-void plot_text(std::string& out, double x, double y, const char* anchor, const std::string& body,
-               const std::string& extra = "") {
-  put(out, "<text x=\"", num(x), "\" y=\"", num(y), "\" text-anchor=\"", anchor, "\"", extra, ">",
-      svg_escape(body), "</text>\n");
-}
-
-void plot_line(std::string& out, double x1, double y1, double x2, double y2,
-               const std::string& color, const char* width = "1") {
-  put(out, "<line x1=\"", num(x1), "\" y1=\"", num(y1), "\" x2=\"", num(x2), "\" y2=\"", num(y2),
-      "\" stroke=\"", color, "\" stroke-width=\"", width, "\"/>\n");
 }
 
 }  // namespace
@@ -222,22 +235,6 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
     if (miss <= best) best = miss, step = s;
   }
   for (double t = std::ceil(lo / step) * step; t <= hi + 1e-9 * step; t += step) ticks.push_back(t);
-  return ticks;
-}
-
-std::vector<double> plot_ticks(double lo, double hi, int count) {
-  if (!(hi > lo)) return {lo};
-  const double raw = (hi - lo) / std::max(count, 1);
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = power;
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * power >= raw) {
-      step = m * power;
-      break;
-    }
-  std::vector<double> ticks;
-  for (double t = std::ceil(lo / step - 1e-9) * step; t <= hi + 1e-9 * step; t += step)
-    ticks.push_back(std::abs(t) < 1e-12 * step ? 0.0 : t);
   return ticks;
 }
 
@@ -275,10 +272,15 @@ const char* svg_palette(size_t index) {
 
 std::string svg_figure(const std::string& title, const std::vector<SvgPanel>& panels,
                        const SvgLayout& layout) {
+  // Every panel grows by the tallest legend, so that the grid stays even.
+  int lines = 0;
+  for (const SvgPanel& p : panels) lines = std::max(lines, legend_lines(p, layout));
+  const SvgLayout grown = {layout.columns, layout.panel_width,
+                           layout.panel_height + kLegendLine * lines};
   const int columns = std::max(1, std::min<int>(layout.columns, int(panels.size())));
   const int rows = (int(panels.size()) + columns - 1) / columns;
   const double head = title.empty() ? 0 : 30;
-  const double width = columns * layout.panel_width, height = head + rows * layout.panel_height;
+  const double width = columns * layout.panel_width, height = head + rows * grown.panel_height;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   put(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", num(width), "\" height=\"",
       num(height), "\" viewBox=\"0 0 ", num(width), " ", num(height),
@@ -289,90 +291,20 @@ std::string svg_figure(const std::string& title, const std::vector<SvgPanel>& pa
         svg_escape(title), "</text>\n");
   for (size_t i = 0; i < panels.size(); ++i) {
     const double x0 = double(int(i) % columns) * layout.panel_width;
-    const double y0 = head + double(int(i) / columns) * layout.panel_height;
+    const double y0 = head + double(int(i) / columns) * grown.panel_height;
     render_panel(panels[i], i, x0, y0, layout, out);
   }
   out += "</svg>\n";
+  // Ids are global to an HTML page that inlines several figures: each
+  // figure's are prefixed by a hash of the figure itself, so two figures
+  // share an id only when they are the same figure (and the same clip).
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a, 64 bits
+  for (unsigned char c : out) hash = (hash ^ c) * 1099511628211ull;
+  char prefix[24];
+  std::snprintf(prefix, sizeof prefix, "f%016llx-", static_cast<unsigned long long>(hash));
+  for (size_t at = out.find(kIdPrefix); at != std::string::npos; at = out.find(kIdPrefix, at))
+    out.replace(at, kIdPrefix.size(), prefix);
   return out;
-}
-
-std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& series) {
-  auto fy = [&](double y) { return spec.log_y ? std::log10(y) : y; };
-  auto usable = [&](double y) { return std::isfinite(y) && (!spec.log_y || y > 0); };
-  double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo, y_lo = x_lo, y_hi = -x_lo;
-  for (const PlotSeries& s : series) {
-    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (!usable(s.y[i])) continue;
-      x_lo = std::min(x_lo, s.x[i]);
-      x_hi = std::max(x_hi, s.x[i]);
-      const double d = i < s.spread.size() ? s.spread[i] : 0.0;
-      for (double y : {s.y[i] - d, s.y[i] + d})
-        if (usable(y)) {
-          y_lo = std::min(y_lo, fy(y));
-          y_hi = std::max(y_hi, fy(y));
-        }
-    }
-  }
-  if (!std::isfinite(x_lo)) x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
-  if (x_hi == x_lo) x_lo -= 0.5, x_hi += 0.5;
-  if (y_hi == y_lo) y_lo -= 0.5, y_hi += 0.5;
-  const double pad = 0.05 * (y_hi - y_lo);
-  y_lo -= pad;
-  y_hi += pad;
-  const double plot_w = kPlotWidth - kPlotLeft - kPlotRight,
-               plot_h = kPlotHeight - kPlotTop - kPlotBottom;
-  auto px = [&](double x) { return kPlotLeft + (x - x_lo) / (x_hi - x_lo) * plot_w; };
-  auto py = [&](double y) { return kPlotTop + (1.0 - (fy(y) - y_lo) / (y_hi - y_lo)) * plot_h; };
-
-  std::string svg;
-  put(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", num(kPlotWidth), "\" height=\"",
-      num(kPlotHeight), "\" font-family=\"sans-serif\" font-size=\"12\">\n");
-  svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  plot_text(svg, kPlotWidth / 2, 22, "middle", spec.title, " font-size=\"14\"");
-  put(svg, "<rect x=\"", num(kPlotLeft), "\" y=\"", num(kPlotTop), "\" width=\"", num(plot_w),
-      "\" height=\"", num(plot_h), "\" fill=\"none\" stroke=\"#444\"/>\n");
-  for (double t : plot_ticks(x_lo, x_hi, 6)) {
-    plot_line(svg, px(t), kPlotTop + plot_h, px(t), kPlotTop + plot_h + 5, "#444");
-    plot_text(svg, px(t), kPlotTop + plot_h + 18, "middle", plot_number(t));
-  }
-  for (double t : plot_ticks(y_lo, y_hi, 5)) {
-    const double y = spec.log_y ? std::pow(10.0, t) : t;
-    plot_line(svg, kPlotLeft - 5, py(y), kPlotLeft + plot_w, py(y), "#ddd");
-    plot_text(svg, kPlotLeft - 8, py(y) + 4, "end", plot_number(y));
-  }
-  plot_text(svg, kPlotLeft + plot_w / 2, kPlotHeight - 14, "middle", spec.x_label);
-  std::string rotate = " transform=\"rotate(-90 16 ";
-  put(rotate, num(kPlotTop + plot_h / 2), ")\"");
-  plot_text(svg, 16, kPlotTop + plot_h / 2, "middle",
-            spec.y_label + (spec.log_y ? " (log scale)" : ""), rotate);
-
-  for (size_t k = 0; k < series.size(); ++k) {
-    const PlotSeries& s = series[k];
-    const std::string color = kPlotColors[k % (sizeof kPlotColors / sizeof kPlotColors[0])];
-    std::string points;
-    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (!usable(s.y[i])) continue;
-      if (!points.empty()) points += ' ';
-      put(points, num(px(s.x[i])), ",", num(py(s.y[i])));
-      put(svg, "<circle cx=\"", num(px(s.x[i])), "\" cy=\"", num(py(s.y[i])), "\" r=\"3\" fill=\"",
-          color, "\"/>\n");
-      const double d = i < s.spread.size() ? s.spread[i] : 0.0;
-      if (d > 0 && usable(s.y[i] - d))
-        plot_line(svg, px(s.x[i]), py(s.y[i] - d), px(s.x[i]), py(s.y[i] + d), color);
-    }
-    put(svg, "<polyline points=\"", points, "\" fill=\"none\" stroke=\"", color,
-        "\" stroke-width=\"2\"/>\n");
-    const double ly = kPlotTop + 10 + 18 * static_cast<double>(k);
-    plot_line(svg, kPlotWidth - kPlotRight + 12, ly, kPlotWidth - kPlotRight + 32, ly, color, "2");
-    plot_text(svg, kPlotWidth - kPlotRight + 38, ly + 4, "start", s.name);
-  }
-  svg += "</svg>\n";
-  return svg;
-}
-
-void write_svg_line_plot(const std::string& path, const PlotSpec& spec,
-                         const std::vector<PlotSeries>& series) {
-  write_file_atomic(path, svg_line_plot(spec, series));
 }
 
 }  // namespace tapir

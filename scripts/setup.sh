@@ -8,11 +8,13 @@ set -euo pipefail
 # libxsmm-dev: the libxsmm products of `tapir bench --gemm` (optional to the build).
 # libsentencepiece-dev: subword tokenizers (`tapir tokenizer train`, the text task).
 # groff-base: the test that renders every man page `tapir man` writes.
-# chromium: the test that loads the page of `tapir report --watch` in a browser.
+# chromium: the tests that load the pages tapir writes in a browser (`tapir report
+#   --watch`, and every panel seen in the pixels: tests/report_pixels.sh).
+# libpng-dev: the test that reads those pixels (tests/page_pixels.cpp).
 # jq: the experiment scripts (scripts/experiments/) read the comparisons' compare.json.
 packages=(cmake ninja-build g++ libeigen3-dev libopenblas-dev doctest-dev libcli11-dev
   nlohmann-json3-dev dpkg-dev file libopenmpi-dev openmpi-bin libxsmm-dev libsentencepiece-dev
-  groff-base chromium jq)
+  groff-base chromium libpng-dev jq)
 
 missing=()
 for p in "${packages[@]}"; do

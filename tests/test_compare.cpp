@@ -348,3 +348,31 @@ TEST_CASE("text runs: the last evaluation's bits per byte, summarised and tabled
             .at("test")
             .find("final_bits_per_byte") == nullptr);
 }
+
+TEST_CASE("variant_labels: a variant is named by what it is, its path left to the legend") {
+  auto labels = [](std::vector<std::string> names) {
+    std::vector<tapir::VariantResult> results;
+    for (const std::string& name : names) {
+      tapir::VariantResult r;
+      r.variant.name = name;
+      results.push_back(r);
+    }
+    return tapir::variant_labels(results);
+  };
+  CHECK(
+      labels({"baseline", "arch:runs/main/add/search/search-0/arch.safetensors",
+              "arch:runs/main/add/search/search-12/arch.safetensors", "arch: 2 searches",
+              "mlp-act=spline", "arch:found/gelu_like.safetensors", "arch:runs/x/arch.safetensors",
+              "pos=alibi,arch:s/search-3/arch.safetensors", "fast: 2 pooled"}) ==
+      std::vector<std::string>{"baseline", "search 0", "search 12", "2 searches pooled",
+                               "mlp-act=spline", "gelu_like", "x", "pos=alibi,search 3",
+                               "fast: 2 pooled"});
+  // Two different names that would read the same keep their full names;
+  // the others are still shortened.
+  CHECK(labels({"arch:a/search-0/arch.safetensors", "arch:b/search-0/arch.safetensors",
+                "arch:b/search-1/arch.safetensors"}) ==
+        std::vector<std::string>{"arch:a/search-0/arch.safetensors",
+                                 "arch:b/search-0/arch.safetensors", "search 1"});
+  // A folder named search-something that is not a number is not a search's.
+  CHECK(labels({"arch:s/search-x/arch.safetensors"}) == std::vector<std::string>{"search-x"});
+}

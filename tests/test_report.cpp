@@ -105,5 +105,15 @@ TEST_CASE("report: a comparison's ratios to the baseline, steps and spread, each
   CHECK(html.find("variant steps / baseline steps (below 1: faster)") != std::string::npos);
   CHECK(html.find("variant spread / baseline spread (below 1: narrower)") != std::string::npos);
   CHECK(html.find("a: narrower") != std::string::npos);
-  CHECK(html.find("b: inconclusive") != std::string::npos);  // its steps bar
+  CHECK(html.find("b: inconclusive") != std::string::npos);  // its steps dot
+  // A forest plot each: every variant's row labelled by its name, the
+  // verdict beside it; b's spread row labelled but not drawn.
+  size_t labels = 0;
+  for (size_t at = html.find("class=\"forest-label\""); at != std::string::npos;
+       at = html.find("class=\"forest-label\"", at + 1))
+    ++labels;
+  CHECK(labels == 4);
+  CHECK(html.find(">narrower</text>") != std::string::npos);
+  CHECK(html.find("data-colors=\"#D55E00 #009E73\"") != std::string::npos);  // steps: both drawn
+  CHECK(html.find("data-colors=\"#D55E00\"") != std::string::npos);          // spread: a alone
 }
