@@ -5,6 +5,7 @@
 // it computes for one element or one pair comes from here, so the two
 // backends cannot drift apart.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -26,6 +27,23 @@ TAPIR_HOST_DEVICE inline void rope_rotate_pair(const T* x, T* y, int64_t i, int6
   const T b = x[half + i] * c - x[i] * s;
   y[i] = accumulate ? y[i] + a : a;
   y[half + i] = accumulate ? y[half + i] + b : b;
+}
+
+// softplus(g) = log(1 + e^g), without overflow for large g; its derivative
+// sigmoid(g), without overflow for very negative g. The feature map of the
+// feature-kernel attention, phi = softplus(spline) + eps.
+template <typename T>
+TAPIR_HOST_DEVICE inline T softplus(T g) {
+  using std::exp;
+  using std::log1p;
+  return g > T(0) ? g + log1p(exp(-g)) : log1p(exp(g));
+}
+template <typename T>
+TAPIR_HOST_DEVICE inline T sigmoid(T g) {
+  using std::exp;
+  if (g >= T(0)) return T(1) / (T(1) + exp(-g));
+  const T e = exp(g);
+  return e / (T(1) + e);
 }
 
 }  // namespace tapir
