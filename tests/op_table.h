@@ -4,7 +4,9 @@
 // gradients against central differences in f64 and its f32 values against
 // f64 on the CPU; test_cuda_parity.cpp runs each row on the CPU and on CUDA
 // and compares values and gradients. A registered op without a row fails
-// test_gradcheck.cpp's coverage case, so a new op is one row here.
+// test_gradcheck.cpp's coverage case, so a new op is one row here, and its
+// name on the coverage lines of the kernel-level per-op tests, which the
+// op_coverage test (cmake/checks/op_coverage.cmake) checks against this table.
 #pragma once
 #include <cmath>
 #include <functional>

@@ -7,6 +7,19 @@
 // attention kernels are in test_cuda_attention_kernels.cpp, the runtime and
 // the allocator in test_cuda_runtime.cpp. Every case skips, with a message,
 // when no GPU can be used.
+//
+// Ops of the op table (cmake/checks/op_coverage.cmake): the kernels of
+// those checked here, one kernel pair at a time (matmul and linear through
+// gemm, concat and slice through the axis block copies). The others are
+// compared as whole ops, CPU against CUDA, by test_cuda_parity.cpp, and the
+// attention kernels also one by one in test_cuda_attention_kernels.cpp.
+// op table, checked here: add sub mul div affine exp log tanh sqrt relu gelu
+// op table, checked here: matmul linear sum max_last softmax log_softmax
+// op table, checked here: cross_entropy layernorm embedding transpose concat
+// op table, checked here: slice masked_fill
+// op table, not here: mean sum_all rmsnorm rope reshape poly spline attention
+// op table, not here: score_spline_attention feature_spline_attention
+
 #include <doctest/doctest.h>
 
 #include <algorithm>

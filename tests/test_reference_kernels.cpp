@@ -9,6 +9,18 @@
 // writes (an accumulate flag false, beta = 0) starts NaN, so a kernel that
 // reads it fails. The last test checks that the comparison itself reports
 // a wrong value, so that it cannot pass by comparing nothing.
+//
+// Ops of the op table (cmake/checks/op_coverage.cmake): those with a naive
+// twin in engine/cpu/reference.h are checked here (matmul and linear through
+// gemm); the others have none, and the op table's gradcheck
+// (test_gradcheck.cpp) checks their values and gradients.
+// op table, checked here: matmul linear layernorm rmsnorm softmax log_softmax
+// op table, checked here: cross_entropy attention spline
+// op table, not here: add sub mul div affine exp log tanh sqrt relu gelu
+// op table, not here: sum mean sum_all max_last rope embedding reshape transpose
+// op table, not here: concat slice masked_fill poly score_spline_attention
+// op table, not here: feature_spline_attention
+
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -5,6 +5,18 @@
 // no element is left unwritten and none is read. Then
 // through the tape: an input whose gradient one op writes and another adds
 // to still passes the finite-difference check.
+//
+// Ops of the op table (cmake/checks/op_coverage.cmake): those whose backward
+// writes a fresh gradient (grad_for_write) are checked here, but matmul,
+// whose write (beta = 0 into NaN) test_reference_kernels.cpp checks. The
+// others' backward kernels only add into a zeroed gradient.
+// op table, checked here: exp log tanh sqrt relu gelu layernorm rmsnorm spline
+// op table, checked here: attention score_spline_attention
+// op table, not here: add sub mul div affine matmul linear sum mean sum_all
+// op table, not here: max_last softmax log_softmax cross_entropy rope embedding
+// op table, not here: reshape transpose concat slice masked_fill poly
+// op table, not here: feature_spline_attention
+
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -15,23 +15,13 @@
 #include <vector>
 
 #include "engine/cpu/spline_eval.h"
+#include "engine/kernel_formulas.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
 namespace tapir::cpu {
 
 namespace {
-
-template <typename T>
-inline T softplus(T g) {
-  return g > T(0) ? g + std::log1p(std::exp(-g)) : std::log1p(std::exp(g));
-}
-template <typename T>
-inline T sigmoid(T g) {
-  if (g >= T(0)) return T(1) / (T(1) + std::exp(-g));
-  const T e = std::exp(g);
-  return e / (T(1) + e);
-}
 
 // Views of one (b, h) pair: rows of D values with the given row strides.
 template <typename T>
@@ -68,9 +58,8 @@ void feature_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C
         for (int64_t t = 0; t < T_len; ++t)
           for (int64_t c = 0; c < D; ++c) {
             const T x = (side ? pv.k : pv.q)[t * pv.stride_qkv + c];
-            const int32_t kk = loc.interval(loc.units(x));
             qf_out[(side ? C : 0) + t * pv.stride_feat + c] =
-                softplus(spline_value(g_values, kk, loc.position(x, kk))) + eps;
+                softplus(loc.value(g_values, x)) + eps;
           }
       state.assign(static_cast<size_t>(D * D + D), T(0));
       T* S = state.data();

@@ -7,33 +7,12 @@
 #include "engine/cpu/store_grad.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
+#include "engine/unary_formulas.h"
 
 namespace tapir::cpu {
 
 namespace {
 constexpr int64_t kGrain = 1 << 14;
-
-// GeLU, exact (erf) form: 0.5 x (1 + erf(x / sqrt 2)), and its derivative
-// Phi(x) + x phi(x). Written on Eigen arrays so erf and exp vectorise
-// (Eigen's float erf is within a few ulp of std::erf).
-template <typename T>
-void gelu_forward_range(const T* x, int64_t n, T* out) {
-  Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> X(x, n);
-  Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> Y(out, n);
-  Y = T(0.5) * X * (T(1) + (X * T(0.70710678118654752440)).erf());
-}
-template <typename T>
-void gelu_backward_range(const T* x, const T* d_out, int64_t n, T* d_x, bool accumulate) {
-  Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> X(x, n), G(d_out, n);
-  Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> DX(d_x, n);
-  const T inv_sqrt_2pi = T(0.39894228040143267794);
-  const auto d = G * (T(0.5) * (T(1) + (X * T(0.70710678118654752440)).erf()) +
-                      X * (T(-0.5) * X.square()).exp() * inv_sqrt_2pi);
-  if (accumulate)
-    DX += d;
-  else
-    DX = d;
-}
 }  // namespace
 
 template <typename T>
@@ -125,59 +104,54 @@ void binary_backward(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n
   binary_backward_serial(op, a, n_a, b, n_b, d_out, d_a, d_b);
 }
 
+namespace {
+// One op's formula (engine/unary_formulas.h) over elements [0, n): on Eigen
+// arrays where the formula allows it, so that it vectorises, else element by
+// element in a loop the compiler vectorises where it can.
+template <typename F, typename T>
+void unary_forward_range(const T* x, int64_t n, T* out) {
+  if constexpr (F::kOnArrays) {
+    Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> X(x, n);
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> Y(out, n);
+    Y = F::value(X);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = F::value(x[i]);
+  }
+}
+template <typename F, typename T>
+void unary_backward_range(const T* x, const T* out, const T* d_out, int64_t n, T* d_x,
+                          bool accumulate) {
+  if constexpr (F::kOnArrays) {
+    Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> X(x, n), Y(out, n), G(d_out, n);
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> DX(d_x, n);
+    if (accumulate)
+      DX += F::grad(X, Y, G);
+    else
+      DX = F::grad(X, Y, G);
+  } else {
+    store_grad(accumulate, 0, n, d_x, [&](int64_t i) { return F::grad(x[i], out[i], d_out[i]); });
+  }
+}
+}  // namespace
+
 template <typename T>
 void unary_forward(UnaryOp op, const T* x, int64_t n, T* out) {
-  parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
-    switch (op) {
-      case UnaryOp::exp:
-        for (int64_t i = i0; i < i1; ++i) out[i] = std::exp(x[i]);
-        break;
-      case UnaryOp::log:
-        for (int64_t i = i0; i < i1; ++i) out[i] = std::log(x[i]);
-        break;
-      case UnaryOp::tanh:
-        for (int64_t i = i0; i < i1; ++i) out[i] = std::tanh(x[i]);
-        break;
-      case UnaryOp::sqrt:
-        for (int64_t i = i0; i < i1; ++i) out[i] = std::sqrt(x[i]);
-        break;
-      case UnaryOp::relu:
-        for (int64_t i = i0; i < i1; ++i) out[i] = x[i] > T(0) ? x[i] : T(0);
-        break;
-      case UnaryOp::gelu:
-        gelu_forward_range(x + i0, i1 - i0, out + i0);
-        break;
-    }
+  visit_unary_op(op, [&](auto formula) {
+    using F = decltype(formula);
+    parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
+      unary_forward_range<F>(x + i0, i1 - i0, out + i0);
+    });
   });
 }
 
 template <typename T>
 void unary_backward(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x,
                     bool accumulate) {
-  // One loop per op (the switch outside), so each loop vectorises.
-  parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
-    switch (op) {
-      case UnaryOp::exp:
-        store_grad(accumulate, i0, i1, d_x, [&](int64_t i) { return out[i] * d_out[i]; });
-        break;
-      case UnaryOp::log:
-        store_grad(accumulate, i0, i1, d_x, [&](int64_t i) { return d_out[i] / x[i]; });
-        break;
-      case UnaryOp::tanh:
-        store_grad(accumulate, i0, i1, d_x,
-                   [&](int64_t i) { return (T(1) - out[i] * out[i]) * d_out[i]; });
-        break;
-      case UnaryOp::sqrt:
-        store_grad(accumulate, i0, i1, d_x, [&](int64_t i) { return T(0.5) / out[i] * d_out[i]; });
-        break;
-      case UnaryOp::relu:
-        store_grad(accumulate, i0, i1, d_x,
-                   [&](int64_t i) { return x[i] > T(0) ? d_out[i] : T(0); });
-        break;
-      case UnaryOp::gelu:
-        gelu_backward_range(x + i0, d_out + i0, i1 - i0, d_x + i0, accumulate);
-        break;
-    }
+  visit_unary_op(op, [&](auto formula) {
+    using F = decltype(formula);
+    parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
+      unary_backward_range<F>(x + i0, out + i0, d_out + i0, i1 - i0, d_x + i0, accumulate);
+    });
   });
 }
 

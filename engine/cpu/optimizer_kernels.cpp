@@ -1,12 +1,13 @@
-// Optimizer update kernels: fused SGD and Adam steps on f32 parameters, and the
+// Optimizer update kernels: fused SGD and Adam steps on f32 parameters (the
+// per-element steps shared with CUDA: engine/kernel_formulas.h), and the
 // deterministic sum of squares behind gradient-norm clipping (each block's
 // sum in lanes: engine/cpu/lanes.h). Called by optim/.
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "base/error.h"
 #include "engine/cpu/lanes.h"
+#include "engine/kernel_formulas.h"
 #include "engine/kernels.h"
 #include "engine/threads.h"
 
@@ -23,52 +24,31 @@ void sgd_update(float* w, const float* g, float* velocity, int64_t n, float lr, 
                 float weight_decay, bool nesterov) {
   if (momentum == 0.0f) {
     parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) w[i] -= lr * (g[i] + weight_decay * w[i]);
+      for (int64_t i = i0; i < i1; ++i) sgd_step(w[i], g[i], lr, weight_decay);
     });
     return;
   }
   TAPIR_CHECK(velocity != nullptr, "sgd_update: momentum ", momentum, " needs a velocity buffer");
   parallel_for(n, kGrain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      const float grad = g[i] + weight_decay * w[i];
-      const float v = momentum * velocity[i] + grad;
-      velocity[i] = v;
-      w[i] -= lr * (nesterov ? grad + momentum * v : v);
-    }
+    for (int64_t i = i0; i < i1; ++i)
+      sgd_momentum_step(w[i], g[i], velocity[i], lr, momentum, weight_decay, nesterov);
   });
 }
 
 void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1,
                  float beta2, float eps, float weight_decay, bool decoupled, int64_t step) {
   TAPIR_CHECK(step >= 1, "adam_update: step is 1-based, got ", step);
-  const double t = static_cast<double>(step);
-  const double correction1 = 1.0 - std::pow(static_cast<double>(beta1), t);
-  const double correction2 = 1.0 - std::pow(static_cast<double>(beta2), t);
-  const float step_size = static_cast<float>(static_cast<double>(lr) / correction1);
-  const float correction2_sqrt = static_cast<float>(std::sqrt(correction2));
-  const float one_minus_beta1 = 1.0f - beta1;
-  const float one_minus_beta2 = 1.0f - beta2;
-  // Decoupled decay multiplies w; coupled decay adds to the gradient. One of
-  // the two is the identity.
-  const float shrink = decoupled ? 1.0f - lr * weight_decay : 1.0f;
-  const float l2 = decoupled ? 0.0f : weight_decay;
+  const AdamScalars scalars = adam_scalars(lr, beta1, beta2, eps, weight_decay, decoupled, step);
   // By value, and the arrays __restrict: a store through w, m or v could
   // otherwise be a store to a captured constant, which then is read again
   // for every element and keeps the loop from vectorising.
   parallel_for(n, kGrain, [=](int64_t i0, int64_t i1) {
+    const AdamScalars s = scalars;
     float* __restrict pw = w;
     float* __restrict pm = m;
     float* __restrict pv = v;
     const float* __restrict pg = g;
-    for (int64_t i = i0; i < i1; ++i) {
-      const float wi = pw[i] * shrink;
-      const float grad = pg[i] + l2 * wi;
-      const float mi = beta1 * pm[i] + one_minus_beta1 * grad;
-      const float vi = beta2 * pv[i] + one_minus_beta2 * grad * grad;
-      pm[i] = mi;
-      pv[i] = vi;
-      pw[i] = wi - step_size * mi / (std::sqrt(vi) / correction2_sqrt + eps);
-    }
+    for (int64_t i = i0; i < i1; ++i) adam_step(s, pw[i], pg[i], pm[i], pv[i]);
   });
 }
 

@@ -28,7 +28,7 @@ namespace {
 template <typename T>
 struct ScoreSpline {
   const T* values = nullptr;  // (K) or (H, K)
-  DeviceSpline<T> sp{};
+  SplineLocator<T> sp{};
   int64_t K = 0;
   bool per_head = false;
   __device__ const T* head_values(int64_t h) const { return values + (per_head ? h * K : 0); }
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
       const T* gv = g.head_values(h);
       const T u = g.sp.units(scores[row * d.T + j]);
       const int32_t k = g.sp.interval(u);
-      grow[j] = g.sp.slope_scale(u) * (gv[k + 1] - gv[k]) * dgs * scale;
+      grow[j] = g.sp.slope(gv, u, k) * dgs * scale;
       if (dg) dg[row * d.T + j] = dgs;
     }
   }
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
 // entries j <= i in row order.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    score_knots_kernel(const T* scores, const T* dg, Dims d, DeviceSpline<T> sp, int64_t K,
+    score_knots_kernel(const T* scores, const T* dg, Dims d, SplineLocator<T> sp, int64_t K,
                        T* partial) {
   __shared__ int32_t s_index[kKnotTile];
   __shared__ T s_pos[kKnotTile];
@@ -252,7 +252,7 @@ template <typename T>
 ScoreSpline<T> score_spline(const T* g_values, const SplineGrid& grid, bool per_head,
                             const char* who) {
   TAPIR_CHECK(g_values != nullptr, who, ": the spline's values are null");
-  return ScoreSpline<T>{g_values, DeviceSpline<T>::make(grid), grid.knots(), per_head};
+  return ScoreSpline<T>{g_values, SplineLocator<T>(grid), grid.knots(), per_head};
 }
 
 // The kernels below work in the probabilities (and scores) the caller keeps.

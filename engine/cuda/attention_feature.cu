@@ -11,22 +11,12 @@
 // pair (one block per pair, fixed order) and added in pair order.
 #include "engine/cuda/common.cuh"
 #include "engine/cuda/spline_eval.cuh"
+#include "engine/kernel_formulas.h"
 #include "engine/kernels.h"
 
 namespace tapir::cuda {
 
 namespace {
-
-template <typename T>
-__device__ inline T softplus(T g) {
-  return g > T(0) ? g + log1p(exp(-g)) : log1p(exp(g));
-}
-template <typename T>
-__device__ inline T sigmoid(T g) {
-  if (g >= T(0)) return T(1) / (T(1) + exp(-g));
-  const T e = exp(g);
-  return e / (T(1) + e);
-}
 
 struct Dims {
   int64_t B, T, C, H, D;
@@ -38,7 +28,7 @@ extern __shared__ __align__(16) unsigned char dynamic_shared[];
 // features (B, T, 2C) = phi of the [q | k] columns of qkv (B, T, 3C).
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    features_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp, T eps,
+    features_kernel(const T* qkv, Dims d, const T* g_values, SplineLocator<T> sp, T eps,
                     T* features) {
   TAPIR_GRID_STRIDE(idx, d.B * d.T * 2 * d.C) {
     const int64_t col = idx % (2 * d.C), bt = idx / (2 * d.C);
@@ -187,7 +177,7 @@ __global__ void __launch_bounds__(kThreads)
 // d_x += sigmoid(g(x)) g'(x) d phi for the q and k columns of every pair.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    feature_dx_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp, const T* dqf,
+    feature_dx_kernel(const T* qkv, Dims d, const T* g_values, SplineLocator<T> sp, const T* dqf,
                       const T* dkf, T* d_qkv) {
   TAPIR_GRID_STRIDE(idx, d.B * d.T * 2 * d.C) {
     const int64_t col = idx % (2 * d.C), t = (idx / (2 * d.C)) % d.T, b = idx / (2 * d.C * d.T);
@@ -198,7 +188,7 @@ __global__ void __launch_bounds__(kThreads)
     const T u = sp.units(x);
     const int32_t k = sp.interval(u);
     const T dphi = (key ? dkf : dqf)[((b * d.H + h) * d.T + t) * d.D + c];
-    const T w = sigmoid(g_values[k] + sp.position(x, k) * (g_values[k + 1] - g_values[k])) * dphi;
+    const T w = sigmoid(spline_value(g_values, k, sp.position(x, k))) * dphi;
     d_qkv[at] += w * sp.slope_scale(u) * (g_values[k + 1] - g_values[k]);
   }
 }
@@ -206,7 +196,7 @@ __global__ void __launch_bounds__(kThreads)
 // One block per pair: its knot sums over (side, t, c), the CPU's order.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    feature_knots_kernel(const T* qkv, Dims d, const T* g_values, DeviceSpline<T> sp, const T* dqf,
+    feature_knots_kernel(const T* qkv, Dims d, const T* g_values, SplineLocator<T> sp, const T* dqf,
                          const T* dkf, int64_t K, T* partial) {
   __shared__ int32_t s_index[kKnotTile];
   __shared__ T s_pos[kKnotTile];
@@ -228,7 +218,7 @@ __global__ void __launch_bounds__(kThreads)
         const T dphi = (side ? dkf : dqf)[(pair * d.T + t) * d.D + c];
         s_index[e] = k;
         s_pos[e] = pos;
-        s_w[e] = sigmoid(g_values[k] + pos * (g_values[k + 1] - g_values[k])) * dphi;
+        s_w[e] = sigmoid(spline_value(g_values, k, pos)) * dphi;
       }
       __syncthreads();
       knot_tile_sums(s_index, s_pos, s_w, count, K, acc);
@@ -266,7 +256,7 @@ void feature_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C
                                const T* g_values, const SplineGrid& grid, T* features, T* out) {
   const Dims d = feature_dims(B, T_len, C, H, "cuda::feature_attention_forward");
   if (B * T_len * C == 0) return;
-  const DeviceSpline<T> sp = DeviceSpline<T>::make(grid);
+  const SplineLocator<T> sp(grid);
   features_kernel<<<grid_for(B * T_len * 2 * C), kThreads, 0, stream()>>>(
       qkv, d, g_values, sp, static_cast<T>(kFeatureEps), features);
   TAPIR_LAUNCH_CHECK("features_kernel");
@@ -283,7 +273,7 @@ void feature_attention_backward(const T* qkv, const T* features, const T* out, c
                                 const SplineGrid& grid, T* d_qkv, T* d_g_values) {
   const Dims d = feature_dims(B, T_len, C, H, "cuda::feature_attention_backward");
   if (B * T_len * C == 0 || (!d_qkv && !d_g_values)) return;
-  const DeviceSpline<T> sp = DeviceSpline<T>::make(grid);
+  const SplineLocator<T> sp(grid);
   const int64_t pairs = B * H, D = d.D, K = grid.knots();
   const PairLaunch pl = pair_launch<T>(D, 8);
   Scratch<T> state(pl.state_in_shared ? 0 : pairs * D * D);

@@ -1,9 +1,11 @@
-// Elementwise kernels: binary ops with suffix broadcasting, unary maps,
-// affine maps, fixed polynomials. One thread per element (grid-stride, 64-bit indices); the
+// Elementwise kernels: binary ops with suffix broadcasting, unary maps (their
+// formulas shared with the CPU: engine/unary_formulas.h), affine maps, fixed
+// polynomials. One thread per element (grid-stride, 64-bit indices); the
 // broadcast operand's gradient is a column sum with a fixed tree
 // (column_sums in common.cuh).
 #include "engine/cuda/common.cuh"
 #include "engine/kernels.h"
+#include "engine/unary_formulas.h"
 
 namespace tapir::cuda {
 
@@ -76,73 +78,20 @@ struct BroadcastGrad {
   }
 };
 
-template <typename T>
-__device__ inline T gelu(T x) {
-  return T(0.5) * x * (T(1) + erf(x * T(0.70710678118654752440)));
-}
-template <typename T>
-__device__ inline T gelu_grad(T x) {
-  return T(0.5) * (T(1) + erf(x * T(0.70710678118654752440))) +
-         x * exp(T(-0.5) * (x * x)) * T(0.39894228040143267794);
-}
-
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    unary_forward_kernel(UnaryOp op, const T* x, int64_t n, T* out) {
+// One op's formula (engine/unary_formulas.h), one thread per element.
+template <typename F, typename T>
+__global__ void __launch_bounds__(kThreads) unary_forward_kernel(const T* x, int64_t n, T* out) {
   TAPIR_GRID_STRIDE(i, n) {
-    const T v = x[i];
-    T y = v;
-    switch (op) {
-      case UnaryOp::exp:
-        y = exp(v);
-        break;
-      case UnaryOp::log:
-        y = log(v);
-        break;
-      case UnaryOp::tanh:
-        y = tanh(v);
-        break;
-      case UnaryOp::sqrt:
-        y = sqrt(v);
-        break;
-      case UnaryOp::relu:
-        y = v > T(0) ? v : T(0);
-        break;
-      case UnaryOp::gelu:
-        y = gelu(v);
-        break;
-    }
-    out[i] = y;
+    out[i] = F::value(x[i]);
   }
 }
 
-template <typename T>
+template <typename F, typename T>
 __global__ void __launch_bounds__(kThreads)
-    unary_backward_kernel(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x,
+    unary_backward_kernel(const T* x, const T* out, const T* d_out, int64_t n, T* d_x,
                           bool accumulate) {
   TAPIR_GRID_STRIDE(i, n) {
-    const T g = d_out[i];
-    T d = T(0);
-    switch (op) {
-      case UnaryOp::exp:
-        d = out[i] * g;
-        break;
-      case UnaryOp::log:
-        d = g / x[i];
-        break;
-      case UnaryOp::tanh:
-        d = (T(1) - out[i] * out[i]) * g;
-        break;
-      case UnaryOp::sqrt:
-        d = T(0.5) / out[i] * g;
-        break;
-      case UnaryOp::relu:
-        d = x[i] > T(0) ? g : T(0);
-        break;
-      case UnaryOp::gelu:
-        d = g * gelu_grad(x[i]);
-        break;
-    }
+    const T d = F::grad(x[i], out[i], d_out[i]);
     d_x[i] = accumulate ? d_x[i] + d : d;
   }
 }
@@ -226,17 +175,21 @@ void binary_backward(BinaryOp op, const T* a, int64_t n_a, const T* b, int64_t n
 template <typename T>
 void unary_forward(UnaryOp op, const T* x, int64_t n, T* out) {
   if (n <= 0) return;
-  unary_forward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(op, x, n, out);
-  TAPIR_LAUNCH_CHECK("unary_forward_kernel");
+  visit_unary_op(op, [&](auto formula) {
+    unary_forward_kernel<decltype(formula), T><<<grid_for(n), kThreads, 0, stream()>>>(x, n, out);
+    TAPIR_LAUNCH_CHECK("unary_forward_kernel");
+  });
 }
 
 template <typename T>
 void unary_backward(UnaryOp op, const T* x, const T* out, const T* d_out, int64_t n, T* d_x,
                     bool accumulate) {
   if (n <= 0 || !d_x) return;
-  unary_backward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(op, x, out, d_out, n, d_x,
-                                                                accumulate);
-  TAPIR_LAUNCH_CHECK("unary_backward_kernel");
+  visit_unary_op(op, [&](auto formula) {
+    unary_backward_kernel<decltype(formula), T>
+        <<<grid_for(n), kThreads, 0, stream()>>>(x, out, d_out, n, d_x, accumulate);
+    TAPIR_LAUNCH_CHECK("unary_backward_kernel");
+  });
 }
 
 template <typename T>

@@ -1,11 +1,11 @@
 // Optimizer update kernels on the device: fused SGD and Adam steps on f32
-// parameters (one thread per element, the CPU's per-element float math), and
+// parameters (one thread per element, the per-element steps of
+// engine/kernel_formulas.h that the CPU runs too), and
 // the deterministic sum of squares behind gradient-norm clipping: one block
 // per fixed block of kSumBlock elements summed in double by a fixed tree,
 // then the blocks' sums added in block order.
-#include <cmath>
-
 #include "engine/cuda/common.cuh"
+#include "engine/kernel_formulas.h"
 #include "engine/kernels.h"
 
 namespace tapir::cuda {
@@ -17,7 +17,7 @@ constexpr int64_t kSumBlock = 1 << 12;
 __global__ void __launch_bounds__(kThreads)
     sgd_plain_kernel(float* w, const float* g, int64_t n, float lr, float weight_decay) {
   TAPIR_GRID_STRIDE(i, n) {
-    w[i] -= lr * (g[i] + weight_decay * w[i]);
+    sgd_step(w[i], g[i], lr, weight_decay);
   }
 }
 
@@ -25,25 +25,14 @@ __global__ void __launch_bounds__(kThreads)
     sgd_momentum_kernel(float* w, const float* g, float* velocity, int64_t n, float lr,
                         float momentum, float weight_decay, bool nesterov) {
   TAPIR_GRID_STRIDE(i, n) {
-    const float grad = g[i] + weight_decay * w[i];
-    const float v = momentum * velocity[i] + grad;
-    velocity[i] = v;
-    w[i] -= lr * (nesterov ? grad + momentum * v : v);
+    sgd_momentum_step(w[i], g[i], velocity[i], lr, momentum, weight_decay, nesterov);
   }
 }
 
 __global__ void __launch_bounds__(kThreads)
-    adam_kernel(float* w, const float* g, float* m, float* v, int64_t n, float step_size,
-                float correction2_sqrt, float beta1, float beta2, float one_minus_beta1,
-                float one_minus_beta2, float eps, float shrink, float l2) {
+    adam_kernel(float* w, const float* g, float* m, float* v, int64_t n, AdamScalars s) {
   TAPIR_GRID_STRIDE(i, n) {
-    const float wi = w[i] * shrink;
-    const float grad = g[i] + l2 * wi;
-    const float mi = beta1 * m[i] + one_minus_beta1 * grad;
-    const float vi = beta2 * v[i] + one_minus_beta2 * grad * grad;
-    m[i] = mi;
-    v[i] = vi;
-    w[i] = wi - step_size * mi / (sqrtf(vi) / correction2_sqrt + eps);
+    adam_step(s, w[i], g[i], m[i], v[i]);
   }
 }
 
@@ -94,18 +83,9 @@ void sgd_update(float* w, const float* g, float* velocity, int64_t n, float lr, 
 void adam_update(float* w, const float* g, float* m, float* v, int64_t n, float lr, float beta1,
                  float beta2, float eps, float weight_decay, bool decoupled, int64_t step) {
   TAPIR_CHECK(step >= 1, "adam_update: step is 1-based, got ", step);
-  // The scalars exactly as on the CPU (engine/cpu/optimizer_kernels.cpp).
-  const double t = static_cast<double>(step);
-  const double correction1 = 1.0 - std::pow(static_cast<double>(beta1), t);
-  const double correction2 = 1.0 - std::pow(static_cast<double>(beta2), t);
-  const float step_size = static_cast<float>(static_cast<double>(lr) / correction1);
-  const float correction2_sqrt = static_cast<float>(std::sqrt(correction2));
-  const float shrink = decoupled ? 1.0f - lr * weight_decay : 1.0f;
-  const float l2 = decoupled ? 0.0f : weight_decay;
+  const AdamScalars s = adam_scalars(lr, beta1, beta2, eps, weight_decay, decoupled, step);
   if (n <= 0) return;
-  adam_kernel<<<grid_for(n), kThreads, 0, stream()>>>(w, g, m, v, n, step_size, correction2_sqrt,
-                                                      beta1, beta2, 1.0f - beta1, 1.0f - beta2, eps,
-                                                      shrink, l2);
+  adam_kernel<<<grid_for(n), kThreads, 0, stream()>>>(w, g, m, v, n, s);
   TAPIR_LAUNCH_CHECK("adam_kernel");
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    spline_forward_kernel(const T* x, int64_t n, const T* values, DeviceSpline<T> sp, T* out) {
+    spline_forward_kernel(const T* x, int64_t n, const T* values, SplineLocator<T> sp, T* out) {
   TAPIR_GRID_STRIDE(i, n) {
     out[i] = sp.value(values, x[i]);
   }
@@ -20,12 +20,12 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    spline_dx_kernel(const T* x, int64_t n, const T* values, DeviceSpline<T> sp, const T* d_out,
+    spline_dx_kernel(const T* x, int64_t n, const T* values, SplineLocator<T> sp, const T* d_out,
                      T* d_x, bool accumulate) {
   TAPIR_GRID_STRIDE(i, n) {
     const T u = sp.units(x[i]);
     const int32_t k = sp.interval(u);
-    const T d = sp.slope_scale(u) * (values[k + 1] - values[k]) * d_out[i];
+    const T d = sp.slope(values, u, k) * d_out[i];
     d_x[i] = accumulate ? d_x[i] + d : d;
   }
 }
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads)
 // Block c sums chunk c (kKnotTile elements) into partial (chunks, K).
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    spline_knots_kernel(const T* x, int64_t n, DeviceSpline<T> sp, const T* d_out, int64_t K,
+    spline_knots_kernel(const T* x, int64_t n, SplineLocator<T> sp, const T* d_out, int64_t K,
                         T* partial) {
   __shared__ int32_t s_index[kKnotTile];
   __shared__ T s_pos[kKnotTile];
@@ -63,7 +63,7 @@ template <typename T>
 void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& grid, T* out) {
   if (n <= 0) return;
   spline_forward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(x, n, values,
-                                                                DeviceSpline<T>::make(grid), out);
+                                                                SplineLocator<T>(grid), out);
   TAPIR_LAUNCH_CHECK("spline_forward_kernel");
 }
 
@@ -71,7 +71,7 @@ template <typename T>
 void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& grid, const T* d_out,
                      T* d_x, T* d_values, bool accumulate_x) {
   if (n <= 0 || (!d_x && !d_values)) return;
-  const DeviceSpline<T> sp = DeviceSpline<T>::make(grid);
+  const SplineLocator<T> sp(grid);
   if (d_x) {
     spline_dx_kernel<<<grid_for(n), kThreads, 0, stream()>>>(x, n, values, sp, d_out, d_x,
                                                              accumulate_x);

@@ -1,5 +1,5 @@
-// Evaluating and differentiating a linear spline on the device: the twin of
-// engine/cpu/spline_eval.h (same rules: interval and position of a point,
+// Evaluating and differentiating a linear spline on the device, with the
+// CPU's locator (engine/spline_locator.h: interval and position of a point,
 // NaN and +-inf picking a valid interval, linear or constant
 // extrapolation), shared by the spline kernels (spline.cu) and the attention
 // kernels with learned nonlinearities (attention.cu, attention_feature.cu).
@@ -12,45 +12,9 @@
 
 #include "engine/cuda/common.cuh"
 #include "engine/kernels.h"
+#include "engine/spline_locator.h"
 
 namespace tapir::cuda {
-
-template <typename T>
-struct DeviceSpline {
-  T inv_h, offset, last;  // knot k sits at x with x * inv_h + offset = k; last = K - 1
-  int32_t k_max;          // K - 2
-  bool linear;
-
-  // The same double computations as the CPU's SplineLocator, then rounded to T.
-  static DeviceSpline make(const SplineGrid& g) {
-    const double inv = g.inv_spacing();
-    return {static_cast<T>(inv), static_cast<T>(-g.lo() * inv), static_cast<T>(g.knots() - 1),
-            static_cast<int32_t>(g.knots() - 2), g.linear()};
-  }
-  __device__ T units(T x) const { return x * inv_h + offset; }
-  __device__ int32_t interval(T u) const {
-    const T c = u > T(0) ? (u < last ? u : last) : T(0);  // NaN -> 0
-    const int32_t k = static_cast<int32_t>(c);
-    return k < k_max ? k : k_max;
-  }
-  __device__ T position(T x, int32_t k) const {
-    T t = x * inv_h + (offset - T(k));
-    if (!linear) {
-      t = t < T(0) ? T(0) : t;
-      t = t > T(1) ? T(1) : t;
-    }
-    return t;
-  }
-  __device__ T slope_scale(T u) const {
-    if (linear) return inv_h;
-    return (u >= T(0) && u <= last) ? inv_h : T(0);
-  }
-  __device__ T value(const T* values, T x) const {
-    const int32_t k = interval(units(x));
-    const T t = position(x, k);
-    return values[k] + t * (values[k + 1] - values[k]);
-  }
-};
 
 // Elements per tile of the knot sums (shared memory: index, position,
 // weight of each).
