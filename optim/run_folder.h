@@ -3,7 +3,8 @@
 //   metrics.jsonl           one JSON object per evaluation and split
 //   checkpoint.safetensors  the model's parameters (+ config in metadata)
 //   resume.safetensors      parameters, optimizer state, step, the sampling
-//                           RNG state and what a trainer adds
+//                           RNG state and what a trainer adds, packed by
+//                           the resume codec (optim/resume_codec.h)
 //   arch.safetensors        the learned functions, when the model has any
 //                           (nn/architecture.h)
 //   tokenizer.model         a copy of the text task's subword tokenizer,
@@ -14,7 +15,6 @@
 // (optim/trainer.h) and open_run (optim/model_run.h) use it.
 #pragma once
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -24,15 +24,10 @@
 #include "nn/checkpoint.h"
 #include "nn/transformer.h"
 #include "optim/optimizer.h"
+#include "optim/resume_codec.h"
 #include "optim/train_config.h"
 
 namespace tapir {
-
-// The counters a resume file restores besides the tensors.
-struct ResumeClock {
-  int64_t step = 0;   // steps completed
-  double wall_s = 0;  // wall-clock seconds the run has taken so far
-};
 
 class RunFolder {
  public:
@@ -133,42 +128,6 @@ class RunFolder {
  private:
   std::string dir_;
 };
-
-// An RNG's state as the I32 tensor `name`, and back (errors name `path`).
-// `rng` must already be on the seed and stream the config gives it: a state
-// of another seed or stream is refused.
-void add_rng_state(const std::string& name, const Rng& rng, HostBytes& host,
-                   std::vector<SafeTensorWrite>& writes);
-void read_rng_state(const SafeTensorsFile& file, const std::string& path, const std::string& name,
-                    Rng& rng);
-
-// A training loop's resumable state in a resume file: its parameters
-// ("param.NAME"), optimizer state ("optim.NAME") and step count, sampling RNG
-// ("data_rng", when not null) and clock, every name under `prefix`. A run's resume file
-// holds one under no prefix; a Stage I search's holds one per model
-// ("model-3/", optim/search.h). The tensors' data lives in `host` until the
-// file is written.
-void add_resume_state(const std::string& prefix, const std::vector<Parameter*>& params,
-                      Optimizer& optimizer, const Rng* data_rng, ResumeClock clock, HostBytes& host,
-                      std::vector<SafeTensorWrite>& writes, Metadata& meta);
-// Reads what add_resume_state wrote under `prefix` back, checking every
-// counter, shape and value (errors name `path`); nothing on disk changes.
-// The optimizer may not have made more updates than the loop took steps,
-// and a second moment may not be negative.
-void read_resume_state(const SafeTensorsFile& file, const std::string& path,
-                       const std::string& prefix, const std::vector<Parameter*>& params,
-                       Optimizer& optimizer, Rng* data_rng, ResumeClock& clock);
-// Fails unless the file's metadata 'format' is `expected`.
-void check_format(const SafeTensorsFile& file, const std::string& path,
-                  const std::string& expected);
-// Fails naming the first tensor of the file not in `known`: a resume file
-// holds nothing its reader does not restore. `whose`: "this run's state".
-void reject_unknown_tensors(const SafeTensorsFile& file, const std::string& path,
-                            const std::set<std::string>& known, const std::string& whose);
-// A counter in a resume file's metadata, strictly: present, all digits, in
-// range. A damaged file stops the resume before anything changes.
-int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,
-                       const std::string& key);
 
 // A JSON-lines log (metrics.jsonl, search.jsonl) cut back to a step: what
 // stays, and what was dropped ("" when nothing). Reading is apart from
