@@ -14,11 +14,6 @@ namespace tapir {
 
 namespace fs = std::filesystem;
 
-namespace {
-// The text task's option naming a subword tokenizer (tasks/text.h).
-constexpr const char* kTokenizerOption = "tokenizer";
-}  // namespace
-
 std::string RunFolder::file(const char* name) const {
   return (fs::path(dir_) / name).string();
 }
@@ -70,25 +65,6 @@ void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
 
 void RunFolder::use_own_tokenizer(TrainConfig& config) const {
   tapir::use_own_tokenizer(config.task_options, dir_);
-}
-
-void keep_given_tokenizer(TaskOptions& options, const TaskOptions& stored) {
-  if (options.has(kTokenizerOption) && stored.has(kTokenizerOption))
-    options.set(kTokenizerOption, stored.values().at(kTokenizerOption));
-}
-
-void use_own_tokenizer(TaskOptions& options, const std::string& dir) {
-  const std::string copy = (fs::path(dir) / RunFolder::kTokenizer).string();
-  if (options.has(kTokenizerOption) && fs::exists(copy)) options.set(kTokenizerOption, copy);
-}
-
-std::string tokenizer_path(const TaskOptions& options) {
-  return options.has(kTokenizerOption) ? options.values().at(kTokenizerOption) : "";
-}
-
-std::string given_tokenizer(const TaskOptions& options) {
-  const std::string path = tokenizer_path(options);
-  return path.empty() ? "" : read_file(path);
 }
 
 void RunFolder::write_config(const TrainConfig& config) const {

@@ -8,7 +8,7 @@
 //   arch.safetensors        the learned functions, when the model has any
 //                           (nn/architecture.h)
 //   tokenizer.model         a copy of the text task's subword tokenizer,
-//                           when it has one (tasks/tokenizer.h)
+//                           when it has one (optim/tokenizer_copy.h)
 // Every file is written whole to a temporary file and renamed (metrics.jsonl
 // is appended line by line). A folder with an empty path writes nothing: a
 // run without files (tests). Above nn and the optimizers; the training loop
@@ -25,6 +25,7 @@
 #include "nn/transformer.h"
 #include "optim/optimizer.h"
 #include "optim/resume_codec.h"
+#include "optim/tokenizer_copy.h"
 #include "optim/train_config.h"
 
 namespace tapir {
@@ -39,7 +40,7 @@ class RunFolder {
   // A copy of the subword tokenizer of task option `tokenizer`, taken when
   // the run starts: a resumed or opened run reads this copy, whatever
   // became of the file the option names.
-  static constexpr const char* kTokenizer = "tokenizer.model";
+  static constexpr const char* kTokenizer = kTokenizerCopy;
   // Written by compare, transfer and robust-compare when a run completes
   // (lab/compare.h); holds the step count and the fingerprints of its files.
   static constexpr const char* kFinished = "finished";
@@ -148,17 +149,6 @@ LogCut cut_log_after(const std::string& path, int64_t step);
 
 // cut_log_after(path, step).apply().
 std::string drop_log_lines_after(const std::string& path, int64_t step);
-
-// The subword tokenizer a folder keeps (RunFolder::kTokenizer; a search
-// folder keeps one too). The path the text task's option `tokenizer` gives
-// ("" without the option), and that file read whole ("" likewise).
-std::string tokenizer_path(const TaskOptions& options);
-std::string given_tokenizer(const TaskOptions& options);
-// Points the option at the copy in `dir`, when the option is given and
-// the copy exists.
-void use_own_tokenizer(TaskOptions& options, const std::string& dir);
-// Puts back the option as `stored` (a config file) gives it.
-void keep_given_tokenizer(TaskOptions& options, const TaskOptions& stored);
 
 // The run folder of `path`: the folder itself, or the folder a checkpoint
 // file is in.
