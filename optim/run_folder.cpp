@@ -14,13 +14,16 @@ namespace tapir {
 
 namespace fs = std::filesystem;
 
-std::string RunFolder::file(const char* name) const {
-  return (fs::path(dir_) / name).string();
-}
+namespace {
 
-bool RunFolder::has(const char* name) const {
-  return fs::exists(file(name));
-}
+constexpr const char* kResumeFormat = "tapir.resume.v1";
+
+constexpr FolderKind kRunKind = {RunFolder::kKind, "run", RunFolder::kConfig,
+                                 "use --resume to continue it or --force to overwrite it"};
+
+}  // namespace
+
+RunFolder::RunFolder(std::string dir) : OwnedFolder(std::move(dir), kRunKind) {}
 
 std::vector<std::string> RunFolder::written() {
   return {kConfig,   kMetrics, kCheckpoint, kResume,    kArchitecture, kTokenizer,
@@ -28,24 +31,9 @@ std::vector<std::string> RunFolder::written() {
 }
 
 bool RunFolder::check_replaceable(bool force) const {
-  const std::string entries = foreign_entries(dir_);
-  if (entries.empty()) return false;
-  TAPIR_CHECK(force, "output folder ", dir_,
-              " already exists (use --resume to continue it or --force to overwrite it)");
-  // Only a folder tapir made is replaced: one marked as a run, or one from
-  // before the marker whose config.json is a run's.
-  bool is_run = owned_kind(dir_) == kKind;
-  if (!is_run && owned_kind(dir_).empty() && has(kConfig)) {
-    try {
-      read_config(/*check_task=*/false);  // a task whose corpus moved away is still a run
-      is_run = true;
-    } catch (const Error&) {
-    }
-  }
-  TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_, " is not one (no ",
-              kMarkerFile, " marker of a run and no readable tapir config.json; it holds ", entries,
-              "); choose another --out or remove it yourself");
-  return true;
+  // A run from before the marker: its config.json reads as a run's (a task
+  // whose corpus moved away is still a run).
+  return OwnedFolder::check_replaceable(force, [this] { read_config(/*check_task=*/false); });
 }
 
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
@@ -57,14 +45,13 @@ void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
     for (const char* name :
          {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kTokenizer, kFinished, kInputs})
       fs::remove(file(name));
-  fs::create_directories(dir_);
-  mark_folder(dir_, kKind);
+  create_marked();
   if (config.task_options.has(kTokenizerOption)) write_file_atomic(file(kTokenizer), tokenizer);
   write_config(config);
 }
 
 void RunFolder::use_own_tokenizer(TrainConfig& config) const {
-  tapir::use_own_tokenizer(config.task_options, dir_);
+  tapir::use_own_tokenizer(config.task_options, dir());
 }
 
 void RunFolder::write_config(const TrainConfig& config) const {
@@ -76,7 +63,7 @@ void RunFolder::write_config(const TrainConfig& config) const {
   TrainConfig stored = config;
   if (tokenizer_path(config.task_options) == file(kTokenizer) && has(kConfig))
     keep_given_tokenizer(stored.task_options, read_config(/*check_task=*/false).task_options);
-  write_file_atomic(file(kConfig), to_json(stored.to_json(), 2) + "\n");
+  write_json(kConfig, stored.to_json());
 }
 
 TrainConfig RunFolder::read_config(bool check_task) const {
@@ -112,7 +99,7 @@ Json RunFolder::input_fingerprints(const TrainConfig& config) {
 
 void RunFolder::record_inputs(const Json& fingerprints) const {
   if (!writes()) return;
-  write_file_atomic(file(kInputs), to_json(fingerprints, 2) + "\n");
+  write_json(kInputs, fingerprints);
 }
 
 void RunFolder::check_same_inputs(const TrainConfig& config, bool required, const std::string& run,
@@ -137,58 +124,7 @@ void RunFolder::check_same_inputs(const TrainConfig& config, bool required, cons
 
 void RunFolder::append_metrics(const Json& line) const {
   if (!writes()) return;
-  append_line(file(kMetrics), to_json(line));
-}
-
-LogCut cut_log_after(const std::string& path, int64_t step) {
-  LogCut cut;
-  cut.path = path;
-  if (!fs::exists(path)) return cut;
-  const std::string text = read_file(path);
-  std::string kept, dropped;
-  int64_t later = 0;
-  size_t begin = 0, number = 0;
-  while (begin < text.size()) {
-    const size_t end = text.find('\n', begin);
-    const std::string line = text.substr(begin, end == std::string::npos ? end : end - begin);
-    ++number;
-    const bool last = end == std::string::npos || end + 1 == text.size();
-    int64_t line_step = 0;
-    try {
-      line_step = parse_json(line).at("step").as_int();
-    } catch (const Error& e) {
-      // Only the last line can be torn by a crash; anything else is damage
-      // a person should look at.
-      TAPIR_CHECK(last, path, ": line ", number, " is not a log line with a step (", e.what(), ")");
-      dropped =
-          "dropped the torn last line of " + path + " (" + std::to_string(line.size()) + " bytes)";
-      break;
-    }
-    if (line_step <= step)
-      kept += line + "\n";
-    else
-      ++later;
-    if (end == std::string::npos) break;
-    begin = end + 1;
-  }
-  if (later > 0) {
-    if (!dropped.empty()) dropped += "; ";
-    dropped += "dropped " + std::to_string(later) + " lines of " + path + " logged after step " +
-               std::to_string(step) + ", the step of the resume file";
-  }
-  cut.changed = kept != text;
-  cut.kept = std::move(kept);
-  cut.note = std::move(dropped);
-  return cut;
-}
-
-std::string LogCut::apply() const {
-  if (changed) write_file_atomic(path, kept);
-  return note;
-}
-
-std::string drop_log_lines_after(const std::string& path, int64_t step) {
-  return cut_log_after(path, step).apply();
+  append(kMetrics, line);
 }
 
 std::string RunFolder::drop_metrics_after(int64_t step) const {
@@ -196,7 +132,7 @@ std::string RunFolder::drop_metrics_after(int64_t step) const {
 }
 
 void RunFolder::sync_metrics() const {
-  if (writes() && has(kMetrics)) sync_file(file(kMetrics));
+  sync(kMetrics);
 }
 
 void RunFolder::save_checkpoint(Transformer& model, const TrainConfig& config, int64_t step) const {
@@ -221,19 +157,17 @@ void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& op
   if (!writes()) return;
   std::vector<SafeTensorWrite> writes;
   HostBytes host;  // device tensors are written from host copies
-  Metadata meta = {{"format", "tapir.resume.v1"}};
+  Metadata meta;
   add_resume_state("", params, optimizer, &data_rng, clock, host, writes, meta);
   writes.insert(writes.end(), extra.begin(), extra.end());
   meta.insert(meta.end(), extra_meta.begin(), extra_meta.end());
-  save_safetensors(file(kResume), writes, meta);
+  save_resume_file(kResumeFormat, writes, meta);
 }
 
 SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                                        Rng& data_rng, ResumeClock& clock) const {
-  const std::string path = file(kResume);
-  SafeTensorsFile resume = SafeTensorsFile::load(path);
-  check_format(resume, path, "tapir.resume.v1");
-  read_resume_state(resume, path, "", params, optimizer, &data_rng, clock);
+  SafeTensorsFile resume = load_resume_file(kResumeFormat);
+  read_resume_state(resume, file(kResume), "", params, optimizer, &data_rng, clock);
   return resume;
 }
 

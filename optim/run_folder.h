@@ -9,9 +9,8 @@
 //                           (nn/architecture.h)
 //   tokenizer.model         a copy of the text task's subword tokenizer,
 //                           when it has one (optim/tokenizer_copy.h)
-// Every file is written whole to a temporary file and renamed (metrics.jsonl
-// is appended line by line). A folder with an empty path writes nothing: a
-// run without files (tests). Above nn and the optimizers; the training loop
+// A tapir folder (optim/owned_folder.h: the marker, the writes, the logs
+// cut back on resume). Above nn and the optimizers; the training loop
 // (optim/trainer.h) and open_run (optim/model_run.h) use it.
 #pragma once
 #include <cstdint>
@@ -24,23 +23,18 @@
 #include "nn/checkpoint.h"
 #include "nn/transformer.h"
 #include "optim/optimizer.h"
+#include "optim/owned_folder.h"
 #include "optim/resume_codec.h"
 #include "optim/tokenizer_copy.h"
 #include "optim/train_config.h"
 
 namespace tapir {
 
-class RunFolder {
+class RunFolder : public OwnedFolder {
  public:
   static constexpr const char* kConfig = "config.json";
   static constexpr const char* kMetrics = "metrics.jsonl";
   static constexpr const char* kCheckpoint = "checkpoint.safetensors";
-  static constexpr const char* kResume = "resume.safetensors";
-  static constexpr const char* kArchitecture = "arch.safetensors";
-  // A copy of the subword tokenizer of task option `tokenizer`, taken when
-  // the run starts: a resumed or opened run reads this copy, whatever
-  // became of the file the option names.
-  static constexpr const char* kTokenizer = kTokenizerCopy;
   // Written by compare, transfer and robust-compare when a run completes
   // (lab/compare.h); holds the step count and the fingerprints of its files.
   static constexpr const char* kFinished = "finished";
@@ -54,12 +48,8 @@ class RunFolder {
   // temporaries are removed when a writer takes the lock.
   static std::vector<std::string> written();
 
-  explicit RunFolder(std::string dir = "") : dir_(std::move(dir)) {}
-  const std::string& dir() const { return dir_; }
-  // False for a run without files: then every write below does nothing.
-  bool writes() const { return !dir_.empty(); }
-  std::string file(const char* name) const;
-  bool has(const char* name) const;
+  // A run without files when `dir` is empty.
+  explicit RunFolder(std::string dir = "");
 
   // Whether the folder holds anything; fails, changing nothing, if it does
   // unless force and it is tapir's run folder (its marker, or a config.json
@@ -125,30 +115,7 @@ class RunFolder {
   // before anything is returned; nothing on disk changes.
   SafeTensorsFile load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                               Rng& data_rng, ResumeClock& clock) const;
-
- private:
-  std::string dir_;
 };
-
-// A JSON-lines log (metrics.jsonl, search.jsonl) cut back to a step: what
-// stays, and what was dropped ("" when nothing). Reading is apart from
-// writing so that a resume can check every log before it changes any.
-struct LogCut {
-  std::string path;
-  std::string kept;
-  bool changed = false;
-  std::string note;
-  // Writes the kept lines when they differ; returns the note.
-  std::string apply() const;
-};
-
-// The cut of the log at `path` that drops its lines whose "step" is after
-// `step`, and a torn last line (nothing when there is no such file). Any
-// other unreadable line is an error naming its line number.
-LogCut cut_log_after(const std::string& path, int64_t step);
-
-// cut_log_after(path, step).apply().
-std::string drop_log_lines_after(const std::string& path, int64_t step);
 
 // The run folder of `path`: the folder itself, or the folder a checkpoint
 // file is in.

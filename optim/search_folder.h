@@ -10,8 +10,8 @@
 //   arch.safetensors, search_result.json   at the end
 //   tokenizer.model      a copy of the text task's subword tokenizer, which a
 //                        resumed search reads (as a run folder keeps one)
-// A folder with an empty path writes nothing: a search without files (tests).
-// The loop that fills it is optim/search.h.
+// A tapir folder (optim/owned_folder.h: the marker, the writes, the logs
+// cut back on resume). The loop that fills it is optim/search.h.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,17 +21,16 @@
 #include "engine/safetensors.h"
 #include "nn/architecture.h"
 #include "nn/checkpoint.h"
+#include "optim/owned_folder.h"
 #include "optim/search_config.h"
 #include "optim/train_config.h"
 
 namespace tapir {
 
-class SearchFolder {
+class SearchFolder : public OwnedFolder {
  public:
   static constexpr const char* kConfig = "search.json";
   static constexpr const char* kLog = "search.jsonl";
-  static constexpr const char* kResume = "resume.safetensors";
-  static constexpr const char* kArchitecture = "arch.safetensors";
   static constexpr const char* kResult = "search_result.json";
   static constexpr const char* kSnapshots = "snapshots";
 
@@ -40,10 +39,8 @@ class SearchFolder {
   // The names of the files at its top that a search writes.
   static std::vector<std::string> written();
 
-  explicit SearchFolder(std::string dir = "") : dir_(std::move(dir)) {}
-  const std::string& dir() const { return dir_; }
-  bool writes() const { return !dir_.empty(); }
-  std::string file(const char* name) const;
+  // A search without files when `dir` is empty.
+  explicit SearchFolder(std::string dir = "");
   // The run folder of model m in its generation g ("" when nothing is written).
   std::string model_dir(int m, int64_t generation) const;
 
@@ -92,8 +89,6 @@ class SearchFolder {
  private:
   // Removes the snapshots taken after `step`; returns how many.
   int64_t drop_snapshots_after(int64_t step) const;
-
-  std::string dir_;
 };
 
 }  // namespace tapir
