@@ -59,7 +59,7 @@ void RunFolder::write_config(const TrainConfig& config) const {
   // config.json keeps the tokenizer option as it was given, not the copy
   // that use_own_tokenizer put in its place: a run never changes its
   // tokenizer. (A search's models name the search's copy when it resumes;
-  // optim/search.cpp writes their configs with the given path.)
+  // optim/search_folder.cpp writes their configs with the given path.)
   TrainConfig stored = config;
   if (tokenizer_path(config.task_options) == file(kTokenizer) && has(kConfig))
     keep_given_tokenizer(stored.task_options, read_config(/*check_task=*/false).task_options);

@@ -103,6 +103,12 @@ SearchConfig SearchFolder::read_config_to_resume() const {
   return read_json_file(path, SearchConfig::from_json);
 }
 
+void SearchFolder::name_given_tokenizer(TrainConfig config, const std::string& run_dir) const {
+  if (tokenizer_path(config.task_options).empty() || !writes() || !has(kConfig)) return;
+  keep_given_tokenizer(config.task_options, read_config_to_resume().base.task_options);
+  RunFolder(run_dir).write_config(config);
+}
+
 void SearchFolder::append_log(const Json& line) const {
   append(kLog, line);
 }
@@ -155,7 +161,7 @@ std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
     const ModelAt& at = models[static_cast<size_t>(m)];
     const RunFolder folder(model_dir(m, at.generation));
     fs::create_directories(folder.dir());
-    TrainConfig model_config = *at.config;  // the device and threads it runs with now
+    TrainConfig model_config = at.config;  // the device and threads it runs with now
     keep_given_tokenizer(model_config.task_options, given.base.task_options);
     folder.write_config(model_config);
     // Generations started after the resumed step start again when their time comes.

@@ -6,7 +6,7 @@
 //   models/model-M[-gen-G]/  each model's run folder (config.json, metrics.jsonl)
 //   snapshots/           the shared functions every snapshot_every steps
 //   resume.safetensors   everything a search needs to continue, saved at
-//                        each evaluation (what it holds: optim/search_state.cpp)
+//                        each evaluation (what it holds: optim/search_state.h)
 //   arch.safetensors, search_result.json   at the end
 //   tokenizer.model      a copy of the text task's subword tokenizer, which a
 //                        resumed search reads (as a run folder keeps one)
@@ -59,6 +59,12 @@ class SearchFolder : public OwnedFolder {
   // is not a search folder.
   SearchConfig read_config_to_resume() const;
 
+  // A model that starts in the folder (at `run_dir`) names the tokenizer
+  // in its config.json as search.json gives it, as the models of an
+  // uninterrupted search do; `config` names the copy when the search was
+  // resumed (Search::resume).
+  void name_given_tokenizer(TrainConfig config, const std::string& run_dir) const;
+
   void append_log(const Json& line) const;
   void save_snapshot(int64_t step, const Architecture& arch) const;
   // The end's files: arch.safetensors and search_result.json.
@@ -76,8 +82,8 @@ class SearchFolder : public OwnedFolder {
   // Where a model stands at the step a search resumes from.
   struct ModelAt {
     int64_t generation = 0;
-    const TrainConfig* config = nullptr;  // as it runs now (device, threads)
-    int64_t steps = 0;                    // steps it has taken
+    TrainConfig config;  // as it runs now (device, threads)
+    int64_t steps = 0;   // steps it has taken
   };
   // Cuts the folder back to `step` of `config` (the search as it continues):
   // the log, each model's metrics, model folders and snapshots from after
