@@ -65,8 +65,8 @@ double bench_search(int models, int warmup, int steps) {
   const TrainConfig& base = one.base;
   Trainer plain(base, "");
   Search single(one, ""), in_turn(many, ""), together(many, "");
-  single.set_concurrent(false);
-  in_turn.set_concurrent(false);
+  single.models().set_concurrent(false);
+  in_turn.models().set_concurrent(false);
 
   std::vector<double> t_plain, t_single, t_turn, t_together;
   for (int i = 0; i < warmup + steps; ++i) {

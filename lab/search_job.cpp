@@ -10,6 +10,7 @@
 #include "lab/progress.h"
 #include "lab/run_jobs.h"
 #include "optim/search.h"
+#include "optim/tokenizer_copy.h"
 
 namespace tapir {
 

@@ -37,7 +37,7 @@ void check_finite(const float* values, int64_t n, const std::string& label,
 
 // The writes of `params`, each named prefix + its name, from host bytes kept
 // in `host`: for a file that holds parameters beside other tensors (the
-// resume file of optim/run_folder.h uses the prefix "param.").
+// resume codec of optim/resume_codec.h uses the prefix "param.").
 void add_parameter_writes(std::vector<SafeTensorWrite>& writes,
                           const std::vector<Parameter*>& params, HostBytes& host,
                           const std::string& prefix = "");

@@ -5,7 +5,7 @@
 
 #include "autograd/ops.h"
 #include "optim/batch.h"
-#include "optim/run_folder.h"
+#include "optim/resume_codec.h"
 #include "optim/task_loss.h"
 
 namespace tapir {

@@ -1,9 +1,7 @@
 // The files of a run folder (optim/run_folder.h).
 #include "optim/run_folder.h"
 
-#include <cmath>
 #include <filesystem>
-#include <sstream>
 
 #include "base/file_io.h"
 #include "base/folder_lock.h"
@@ -17,17 +15,15 @@ namespace tapir {
 namespace fs = std::filesystem;
 
 namespace {
-// The text task's option naming a subword tokenizer (tasks/text.h).
-constexpr const char* kTokenizerOption = "tokenizer";
+
+constexpr const char* kResumeFormat = "tapir.resume.v1";
+
+constexpr FolderKind kRunKind = {RunFolder::kKind, "run", RunFolder::kConfig,
+                                 "use --resume to continue it or --force to overwrite it"};
+
 }  // namespace
 
-std::string RunFolder::file(const char* name) const {
-  return (fs::path(dir_) / name).string();
-}
-
-bool RunFolder::has(const char* name) const {
-  return fs::exists(file(name));
-}
+RunFolder::RunFolder(std::string dir) : OwnedFolder(std::move(dir), kRunKind) {}
 
 std::vector<std::string> RunFolder::written() {
   return {kConfig,   kMetrics, kCheckpoint, kResume,    kArchitecture, kTokenizer,
@@ -35,24 +31,9 @@ std::vector<std::string> RunFolder::written() {
 }
 
 bool RunFolder::check_replaceable(bool force) const {
-  const std::string entries = foreign_entries(dir_);
-  if (entries.empty()) return false;
-  TAPIR_CHECK(force, "output folder ", dir_,
-              " already exists (use --resume to continue it or --force to overwrite it)");
-  // Only a folder tapir made is replaced: one marked as a run, or one from
-  // before the marker whose config.json is a run's.
-  bool is_run = owned_kind(dir_) == kKind;
-  if (!is_run && owned_kind(dir_).empty() && has(kConfig)) {
-    try {
-      read_config(/*check_task=*/false);  // a task whose corpus moved away is still a run
-      is_run = true;
-    } catch (const Error&) {
-    }
-  }
-  TAPIR_CHECK(is_run, "--force replaces only a tapir run folder, and ", dir_, " is not one (no ",
-              kMarkerFile, " marker of a run and no readable tapir config.json; it holds ", entries,
-              "); choose another --out or remove it yourself");
-  return true;
+  // A run from before the marker: its config.json reads as a run's (a task
+  // whose corpus moved away is still a run).
+  return OwnedFolder::check_replaceable(force, [this] { read_config(/*check_task=*/false); });
 }
 
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
@@ -64,33 +45,13 @@ void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
     for (const char* name :
          {kConfig, kMetrics, kCheckpoint, kResume, kArchitecture, kTokenizer, kFinished, kInputs})
       fs::remove(file(name));
-  fs::create_directories(dir_);
-  mark_folder(dir_, kKind);
+  create_marked();
   if (config.task_options.has(kTokenizerOption)) write_file_atomic(file(kTokenizer), tokenizer);
   write_config(config);
 }
 
 void RunFolder::use_own_tokenizer(TrainConfig& config) const {
-  tapir::use_own_tokenizer(config.task_options, dir_);
-}
-
-void keep_given_tokenizer(TaskOptions& options, const TaskOptions& stored) {
-  if (options.has(kTokenizerOption) && stored.has(kTokenizerOption))
-    options.set(kTokenizerOption, stored.values().at(kTokenizerOption));
-}
-
-void use_own_tokenizer(TaskOptions& options, const std::string& dir) {
-  const std::string copy = (fs::path(dir) / RunFolder::kTokenizer).string();
-  if (options.has(kTokenizerOption) && fs::exists(copy)) options.set(kTokenizerOption, copy);
-}
-
-std::string tokenizer_path(const TaskOptions& options) {
-  return options.has(kTokenizerOption) ? options.values().at(kTokenizerOption) : "";
-}
-
-std::string given_tokenizer(const TaskOptions& options) {
-  const std::string path = tokenizer_path(options);
-  return path.empty() ? "" : read_file(path);
+  tapir::use_own_tokenizer(config.task_options, dir());
 }
 
 void RunFolder::write_config(const TrainConfig& config) const {
@@ -98,11 +59,11 @@ void RunFolder::write_config(const TrainConfig& config) const {
   // config.json keeps the tokenizer option as it was given, not the copy
   // that use_own_tokenizer put in its place: a run never changes its
   // tokenizer. (A search's models name the search's copy when it resumes;
-  // optim/search.cpp writes their configs with the given path.)
+  // optim/search_folder.cpp writes their configs with the given path.)
   TrainConfig stored = config;
   if (tokenizer_path(config.task_options) == file(kTokenizer) && has(kConfig))
     keep_given_tokenizer(stored.task_options, read_config(/*check_task=*/false).task_options);
-  write_file_atomic(file(kConfig), to_json(stored.to_json(), 2) + "\n");
+  write_json(kConfig, stored.to_json());
 }
 
 TrainConfig RunFolder::read_config(bool check_task) const {
@@ -138,7 +99,7 @@ Json RunFolder::input_fingerprints(const TrainConfig& config) {
 
 void RunFolder::record_inputs(const Json& fingerprints) const {
   if (!writes()) return;
-  write_file_atomic(file(kInputs), to_json(fingerprints, 2) + "\n");
+  write_json(kInputs, fingerprints);
 }
 
 void RunFolder::check_same_inputs(const TrainConfig& config, bool required, const std::string& run,
@@ -163,58 +124,7 @@ void RunFolder::check_same_inputs(const TrainConfig& config, bool required, cons
 
 void RunFolder::append_metrics(const Json& line) const {
   if (!writes()) return;
-  append_line(file(kMetrics), to_json(line));
-}
-
-LogCut cut_log_after(const std::string& path, int64_t step) {
-  LogCut cut;
-  cut.path = path;
-  if (!fs::exists(path)) return cut;
-  const std::string text = read_file(path);
-  std::string kept, dropped;
-  int64_t later = 0;
-  size_t begin = 0, number = 0;
-  while (begin < text.size()) {
-    const size_t end = text.find('\n', begin);
-    const std::string line = text.substr(begin, end == std::string::npos ? end : end - begin);
-    ++number;
-    const bool last = end == std::string::npos || end + 1 == text.size();
-    int64_t line_step = 0;
-    try {
-      line_step = parse_json(line).at("step").as_int();
-    } catch (const Error& e) {
-      // Only the last line can be torn by a crash; anything else is damage
-      // a person should look at.
-      TAPIR_CHECK(last, path, ": line ", number, " is not a log line with a step (", e.what(), ")");
-      dropped =
-          "dropped the torn last line of " + path + " (" + std::to_string(line.size()) + " bytes)";
-      break;
-    }
-    if (line_step <= step)
-      kept += line + "\n";
-    else
-      ++later;
-    if (end == std::string::npos) break;
-    begin = end + 1;
-  }
-  if (later > 0) {
-    if (!dropped.empty()) dropped += "; ";
-    dropped += "dropped " + std::to_string(later) + " lines of " + path + " logged after step " +
-               std::to_string(step) + ", the step of the resume file";
-  }
-  cut.changed = kept != text;
-  cut.kept = std::move(kept);
-  cut.note = std::move(dropped);
-  return cut;
-}
-
-std::string LogCut::apply() const {
-  if (changed) write_file_atomic(path, kept);
-  return note;
-}
-
-std::string drop_log_lines_after(const std::string& path, int64_t step) {
-  return cut_log_after(path, step).apply();
+  append(kMetrics, line);
 }
 
 std::string RunFolder::drop_metrics_after(int64_t step) const {
@@ -222,7 +132,7 @@ std::string RunFolder::drop_metrics_after(int64_t step) const {
 }
 
 void RunFolder::sync_metrics() const {
-  if (writes() && has(kMetrics)) sync_file(file(kMetrics));
+  sync(kMetrics);
 }
 
 void RunFolder::save_checkpoint(Transformer& model, const TrainConfig& config, int64_t step) const {
@@ -240,46 +150,6 @@ void RunFolder::load_checkpoint(const std::string& path, const std::vector<Param
   load_parameters(SafeTensorsFile::load(path), params, path);
 }
 
-void add_rng_state(const std::string& name, const Rng& rng, HostBytes& host,
-                   std::vector<SafeTensorWrite>& writes) {
-  const std::vector<int32_t> words = rng.state().to_words();
-  writes.push_back({name,
-                    DType::i32,
-                    {static_cast<int64_t>(words.size())},
-                    host.copy(words.data(), words.size() * sizeof(int32_t))});
-}
-
-void read_rng_state(const SafeTensorsFile& file, const std::string& path, const std::string& name,
-                    Rng& rng) {
-  const SafeTensorView& v = file.at(name);
-  TAPIR_CHECK(v.dtype == DType::i32, path, ": tensor '", name, "' is ", dtype_name(v.dtype),
-              ", expected I32");
-  try {
-    const RngState state =
-        RngState::from_words(reinterpret_cast<const int32_t*>(v.data), v.nbytes / sizeof(int32_t));
-    // A state of another seed or stream would continue another run's numbers.
-    TAPIR_CHECK(state.seed == rng.seed() && state.stream == rng.stream(), "the state of seed ",
-                state.seed, " stream ", state.stream, ", expected seed ", rng.seed(), " stream ",
-                rng.stream(), " (from the config)");
-    rng.set_state(state);
-  } catch (const Error& e) {
-    fail(path, ": tensor '", name, "': ", e.what());  // the RNG's own checks know no file
-  }
-}
-
-void add_resume_state(const std::string& prefix, const std::vector<Parameter*>& params,
-                      Optimizer& optimizer, const Rng* data_rng, ResumeClock clock, HostBytes& host,
-                      std::vector<SafeTensorWrite>& writes, Metadata& meta) {
-  add_parameter_writes(writes, params, host, prefix + "param.");
-  for (const StateTensor& s : optimizer.state_tensors())
-    writes.push_back(
-        {prefix + "optim." + s.name, s.tensor.dtype(), s.tensor.shape().vec(), host.of(s.tensor)});
-  if (data_rng) add_rng_state(prefix + "data_rng", *data_rng, host, writes);
-  meta.push_back({prefix + "step", std::to_string(clock.step)});
-  meta.push_back({prefix + "optimizer_steps", std::to_string(optimizer.steps())});
-  meta.push_back({prefix + "wall_s", std::to_string(clock.wall_s)});
-}
-
 void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                             const Rng& data_rng, ResumeClock clock,
                             const std::vector<SafeTensorWrite>& extra,
@@ -287,87 +157,17 @@ void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& op
   if (!writes()) return;
   std::vector<SafeTensorWrite> writes;
   HostBytes host;  // device tensors are written from host copies
-  Metadata meta = {{"format", "tapir.resume.v1"}};
+  Metadata meta;
   add_resume_state("", params, optimizer, &data_rng, clock, host, writes, meta);
   writes.insert(writes.end(), extra.begin(), extra.end());
   meta.insert(meta.end(), extra_meta.begin(), extra_meta.end());
-  save_safetensors(file(kResume), writes, meta);
-}
-
-void check_format(const SafeTensorsFile& file, const std::string& path,
-                  const std::string& expected) {
-  const std::string format = file.metadata_value("format", "");
-  TAPIR_CHECK(format == expected, path, ": metadata 'format': expected '", expected, "', got ",
-              tapir::quoted(format));
-}
-
-void reject_unknown_tensors(const SafeTensorsFile& file, const std::string& path,
-                            const std::set<std::string>& known, const std::string& whose) {
-  for (const SafeTensorView& v : file.tensors())
-    TAPIR_CHECK(known.count(v.name), path, ": tensor ", tapir::quoted(v.name), " is not part of ",
-                whose);
-}
-
-int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,
-                       const std::string& key) {
-  return parse_int64(file.metadata_value(key, ""), path + ": metadata '" + key + "'", 0);
-}
-
-namespace {
-
-double metadata_seconds(const SafeTensorsFile& file, const std::string& path,
-                        const std::string& key) {
-  const double value =
-      parse_double(file.metadata_value(key, ""), path + ": metadata '" + key + "'");
-  TAPIR_CHECK(value >= 0, path, ": metadata '", key, "': expected a non-negative number, got ",
-              value);
-  return value;
-}
-
-}  // namespace
-
-void read_resume_state(const SafeTensorsFile& file, const std::string& path,
-                       const std::string& prefix, const std::vector<Parameter*>& params,
-                       Optimizer& optimizer, Rng* data_rng, ResumeClock& clock) {
-  clock.step = metadata_count(file, path, prefix + "step");
-  const int64_t optimizer_steps = metadata_count(file, path, prefix + "optimizer_steps");
-  clock.wall_s = metadata_seconds(file, path, prefix + "wall_s");
-  // At most one update per step (a Trainer makes exactly one, and checks it).
-  TAPIR_CHECK(optimizer_steps <= clock.step, path, ": metadata '", prefix, "optimizer_steps' is ",
-              optimizer_steps, ", more than the ", clock.step, " steps of metadata '", prefix,
-              "step'");
-  load_parameters(file, params, path, prefix + "param.");
-  for (const StateTensor& s : optimizer.state_tensors()) {
-    const std::string name = prefix + "optim." + s.name;
-    const SafeTensorView& v = file.at(name);
-    TAPIR_CHECK(Shape(v.shape) == s.tensor.shape() && v.dtype == s.tensor.dtype(), path,
-                ": optimizer state '", name, "' is ", dtype_name(v.dtype), " ",
-                Shape(v.shape).str(), ", expected ", dtype_name(s.tensor.dtype()), " ",
-                s.tensor.shape().str());
-    if (v.dtype == DType::f32) {
-      const auto* values = reinterpret_cast<const float*>(v.data);
-      check_finite(values, s.tensor.numel(), path, "optimizer state '" + name + "'");
-      for (int64_t i = 0; s.non_negative && i < s.tensor.numel(); ++i)
-        TAPIR_CHECK(values[i] >= 0, path, ": optimizer state '", name, "' holds ", values[i],
-                    " at element ", i, ", expected a second moment >= 0");
-      // The state starts at 0 and only an update changes it.
-      for (int64_t i = 0; optimizer_steps == 0 && i < s.tensor.numel(); ++i)
-        TAPIR_CHECK(values[i] == 0, path, ": optimizer state '", name, "' holds ", values[i],
-                    " at element ", i, ", expected 0 before the first update (metadata '", prefix,
-                    "optimizer_steps' is 0)");
-    }
-    write_bytes(s.tensor, v.data);
-  }
-  if (data_rng) read_rng_state(file, path, prefix + "data_rng", *data_rng);
-  optimizer.set_steps(optimizer_steps);
+  save_resume_file(kResumeFormat, writes, meta);
 }
 
 SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                                        Rng& data_rng, ResumeClock& clock) const {
-  const std::string path = file(kResume);
-  SafeTensorsFile resume = SafeTensorsFile::load(path);
-  check_format(resume, path, "tapir.resume.v1");
-  read_resume_state(resume, path, "", params, optimizer, &data_rng, clock);
+  SafeTensorsFile resume = load_resume_file(kResumeFormat);
+  read_resume_state(resume, file(kResume), "", params, optimizer, &data_rng, clock);
   return resume;
 }
 

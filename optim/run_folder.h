@@ -3,18 +3,17 @@
 //   metrics.jsonl           one JSON object per evaluation and split
 //   checkpoint.safetensors  the model's parameters (+ config in metadata)
 //   resume.safetensors      parameters, optimizer state, step, the sampling
-//                           RNG state and what a trainer adds
+//                           RNG state and what a trainer adds, packed by
+//                           the resume codec (optim/resume_codec.h)
 //   arch.safetensors        the learned functions, when the model has any
 //                           (nn/architecture.h)
 //   tokenizer.model         a copy of the text task's subword tokenizer,
-//                           when it has one (tasks/tokenizer.h)
-// Every file is written whole to a temporary file and renamed (metrics.jsonl
-// is appended line by line). A folder with an empty path writes nothing: a
-// run without files (tests). Above nn and the optimizers; the training loop
+//                           when it has one (optim/tokenizer_copy.h)
+// A tapir folder (optim/owned_folder.h: the marker, the writes, the logs
+// cut back on resume). Above nn and the optimizers; the training loop
 // (optim/trainer.h) and open_run (optim/model_run.h) use it.
 #pragma once
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -24,27 +23,18 @@
 #include "nn/checkpoint.h"
 #include "nn/transformer.h"
 #include "optim/optimizer.h"
+#include "optim/owned_folder.h"
+#include "optim/resume_codec.h"
+#include "optim/tokenizer_copy.h"
 #include "optim/train_config.h"
 
 namespace tapir {
 
-// The counters a resume file restores besides the tensors.
-struct ResumeClock {
-  int64_t step = 0;   // steps completed
-  double wall_s = 0;  // wall-clock seconds the run has taken so far
-};
-
-class RunFolder {
+class RunFolder : public OwnedFolder {
  public:
   static constexpr const char* kConfig = "config.json";
   static constexpr const char* kMetrics = "metrics.jsonl";
   static constexpr const char* kCheckpoint = "checkpoint.safetensors";
-  static constexpr const char* kResume = "resume.safetensors";
-  static constexpr const char* kArchitecture = "arch.safetensors";
-  // A copy of the subword tokenizer of task option `tokenizer`, taken when
-  // the run starts: a resumed or opened run reads this copy, whatever
-  // became of the file the option names.
-  static constexpr const char* kTokenizer = "tokenizer.model";
   // Written by compare, transfer and robust-compare when a run completes
   // (lab/compare.h); holds the step count and the fingerprints of its files.
   static constexpr const char* kFinished = "finished";
@@ -58,12 +48,8 @@ class RunFolder {
   // temporaries are removed when a writer takes the lock.
   static std::vector<std::string> written();
 
-  explicit RunFolder(std::string dir = "") : dir_(std::move(dir)) {}
-  const std::string& dir() const { return dir_; }
-  // False for a run without files: then every write below does nothing.
-  bool writes() const { return !dir_.empty(); }
-  std::string file(const char* name) const;
-  bool has(const char* name) const;
+  // A run without files when `dir` is empty.
+  explicit RunFolder(std::string dir = "");
 
   // Whether the folder holds anything; fails, changing nothing, if it does
   // unless force and it is tapir's run folder (its marker, or a config.json
@@ -129,77 +115,7 @@ class RunFolder {
   // before anything is returned; nothing on disk changes.
   SafeTensorsFile load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
                               Rng& data_rng, ResumeClock& clock) const;
-
- private:
-  std::string dir_;
 };
-
-// An RNG's state as the I32 tensor `name`, and back (errors name `path`).
-// `rng` must already be on the seed and stream the config gives it: a state
-// of another seed or stream is refused.
-void add_rng_state(const std::string& name, const Rng& rng, HostBytes& host,
-                   std::vector<SafeTensorWrite>& writes);
-void read_rng_state(const SafeTensorsFile& file, const std::string& path, const std::string& name,
-                    Rng& rng);
-
-// A training loop's resumable state in a resume file: its parameters
-// ("param.NAME"), optimizer state ("optim.NAME") and step count, sampling RNG
-// ("data_rng", when not null) and clock, every name under `prefix`. A run's resume file
-// holds one under no prefix; a Stage I search's holds one per model
-// ("model-3/", optim/search.h). The tensors' data lives in `host` until the
-// file is written.
-void add_resume_state(const std::string& prefix, const std::vector<Parameter*>& params,
-                      Optimizer& optimizer, const Rng* data_rng, ResumeClock clock, HostBytes& host,
-                      std::vector<SafeTensorWrite>& writes, Metadata& meta);
-// Reads what add_resume_state wrote under `prefix` back, checking every
-// counter, shape and value (errors name `path`); nothing on disk changes.
-// The optimizer may not have made more updates than the loop took steps,
-// and a second moment may not be negative.
-void read_resume_state(const SafeTensorsFile& file, const std::string& path,
-                       const std::string& prefix, const std::vector<Parameter*>& params,
-                       Optimizer& optimizer, Rng* data_rng, ResumeClock& clock);
-// Fails unless the file's metadata 'format' is `expected`.
-void check_format(const SafeTensorsFile& file, const std::string& path,
-                  const std::string& expected);
-// Fails naming the first tensor of the file not in `known`: a resume file
-// holds nothing its reader does not restore. `whose`: "this run's state".
-void reject_unknown_tensors(const SafeTensorsFile& file, const std::string& path,
-                            const std::set<std::string>& known, const std::string& whose);
-// A counter in a resume file's metadata, strictly: present, all digits, in
-// range. A damaged file stops the resume before anything changes.
-int64_t metadata_count(const SafeTensorsFile& file, const std::string& path,
-                       const std::string& key);
-
-// A JSON-lines log (metrics.jsonl, search.jsonl) cut back to a step: what
-// stays, and what was dropped ("" when nothing). Reading is apart from
-// writing so that a resume can check every log before it changes any.
-struct LogCut {
-  std::string path;
-  std::string kept;
-  bool changed = false;
-  std::string note;
-  // Writes the kept lines when they differ; returns the note.
-  std::string apply() const;
-};
-
-// The cut of the log at `path` that drops its lines whose "step" is after
-// `step`, and a torn last line (nothing when there is no such file). Any
-// other unreadable line is an error naming its line number.
-LogCut cut_log_after(const std::string& path, int64_t step);
-
-// cut_log_after(path, step).apply().
-std::string drop_log_lines_after(const std::string& path, int64_t step);
-
-// The subword tokenizer a folder keeps (RunFolder::kTokenizer; a search
-// folder keeps one too). The path the text task's option `tokenizer` gives
-// ("" without the option), and that file read whole ("" likewise).
-std::string tokenizer_path(const TaskOptions& options);
-std::string given_tokenizer(const TaskOptions& options);
-// Points the option at the copy in `dir`, when the option is given and
-// the copy exists.
-void use_own_tokenizer(TaskOptions& options, const std::string& dir);
-// Puts back the option as `stored` (a config file) gives it.
-void keep_given_tokenizer(TaskOptions& options, const TaskOptions& stored);
 
 // The run folder of `path`: the folder itself, or the folder a checkpoint
 // file is in.

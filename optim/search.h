@@ -23,11 +23,12 @@
 // end of the search. The functions' own learning rate follows
 // config.arch_lr_schedule() over the search's steps.
 //
-// This file holds the loop and the schedule of starts. Its parts, each
-// owned elsewhere: the configuration (optim/search_config.h), the shared
+// This file holds the loop. Its parts, each owned elsewhere: the
+// configuration (optim/search_config.h), the models across threads and
+// ranks and the schedule of their starts (optim/model_pool.h), the shared
 // functions and their gradient (optim/search_functions.h), the folder
-// (optim/search_folder.h), the resume state (optim/search_state.cpp) and
-// the exchanges between ranks (optim/search_ranks.h).
+// (optim/search_folder.h), the resume state (optim/search_state.h) and the
+// exchanges between ranks (optim/search_ranks.h).
 #pragma once
 #include <functional>
 #include <memory>
@@ -36,26 +37,12 @@
 #include <vector>
 
 #include "nn/architecture.h"
+#include "optim/model_pool.h"
 #include "optim/search_config.h"
 #include "optim/search_folder.h"
 #include "optim/search_functions.h"
-#include "optim/search_ranks.h"
-#include "optim/trainer.h"
 
 namespace tapir {
-
-// When each model starts: every model at step 0, or (stagger) model m at
-// m * N / M; with reinit every generation lives exactly N steps, otherwise
-// a model has one generation that lasts to the end of the search.
-struct StaggerSchedule {
-  int models = 1;
-  int64_t lifetime = 1;  // N
-  Stagger mode = Stagger::off;
-  int64_t first_start(int m) const { return mode == Stagger::off ? 0 : lifetime * m / models; }
-  int64_t start(int m, int64_t generation) const { return first_start(m) + generation * lifetime; }
-  // Whether a model that has taken `steps` steps starts over now.
-  bool restarts(int64_t steps) const { return mode == Stagger::reinit && steps >= lifetime; }
-};
 
 // A search, in a folder (optim/search_folder.h). A resumed search continues
 // bit for bit as if it had not been stopped.
@@ -104,14 +91,10 @@ class Search {
   const SearchOutcome& outcome() const { return outcome_; }
   // One step of every active model and of the shared functions. On the cpu
   // with more than one thread, the models step concurrently, one model per
-  // thread at a time (engine/threads.h's parallel_tasks), and their D_arch
-  // gradients are added in model order afterwards: the same bits as
-  // stepping them one after the other at the same thread count.
+  // thread at a time (ModelPool::for_models), and their D_arch gradients
+  // are added in model order afterwards: the same bits as stepping them one
+  // after the other at the same thread count.
   void step();
-  // Whether step() and the evaluations may run models concurrently (on by
-  // default); off, each model's kernels share the threads instead. Both
-  // give the same bits; tests and `tapir bench --search` compare them.
-  void set_concurrent(bool on) { concurrent_ = on; }
 
   // The two halves of a model's step, public so tests can check the routing.
   // Returns the D_arch loss; the splines' gradients are moved into the
@@ -122,23 +105,14 @@ class Search {
   Architecture architecture();  // the shared functions as they are now
   int64_t steps_done() const { return step_; }
   int64_t steps_total() const { return config_.steps; }
-  const StaggerSchedule& stagger_schedule() const { return schedule_; }
   // The functions' learning rate at the next step.
   double arch_lr_now() const { return arch_schedule_.lr_at(step_); }
-  // Model m's trainer; over ranks, only the rank that owns m builds it.
-  Trainer& trainer(int model);
   std::vector<Parameter*> shared_parameters() const { return functions_->parameters(); }
-  bool active(int model) const;
+  // The models: their trainers, the schedule of their starts, whether they
+  // run concurrently (set_concurrent).
+  ModelPool& models() { return pool_; }
 
  private:
-  struct Member {
-    std::unique_ptr<Trainer> trainer;  // null where another rank owns the model
-    int64_t start = 0;                 // global step at which it begins
-    int64_t generation = 0;            // times re-initialised
-    Rng arch_rng{0, 2};
-    std::vector<Spline*> splines;     // its copies of the shared functions
-    std::vector<Parameter*> weights;  // everything else
-  };
   // Builds the search; from the resume file `state` (read from `path`)
   // when it is not null, else fresh (writing the folder's first files).
   Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
@@ -147,67 +121,17 @@ class Search {
   // the shared functions: touches only that model, so models may run it
   // concurrently.
   double arch_gradient(int model);
-  // Calls f(m) for each model in `models`, concurrently when allowed.
-  void for_models(const std::vector<int>& models, const std::function<void(int)>& f);
-  // Re-initialises the models that finished their lifetime.
-  void restart_finished();
   // The mean test accuracy of the models that have trained, logged.
   double evaluate_models(int active_models);
-  void finish();               // the outcome and the end's files
-  bool owns(int m) const;      // this process steps model m
-  bool writes_shared() const;  // this process writes the search's own files
-  // Steps model m has taken in its current generation.
-  int64_t member_steps(int m) const;
-  // The active models with at least min_steps steps taken, in order, and
-  // those of them this process steps.
-  struct ModelLists {
-    std::vector<int> all, mine;
-  };
-  ModelLists models_with_steps(int64_t min_steps) const;
-  // A fresh member, or (fresh false) one whose state resume restores. Only
-  // the process that owns model m builds it; the others note its generation.
-  void start_member(int m, int64_t generation, bool fresh = true);
-  void name_given_tokenizer(TrainConfig config, const std::string& dir) const;
-  uint64_t model_seed(int m, int64_t generation) const;
-  // A model this process holds, for what every model has alike: the shapes
-  // and initial values of the learned functions, the configuration but for
-  // its seed. The first model it owns, or, on a rank that owns none (more
-  // ranks than models), a spare that is never trained.
-  Transformer& any_model();
-  // Model m's configuration in `generation`, as its trainer resolves it.
-  TrainConfig model_config(int m, int64_t generation) const;
-  void copy_shared_into(Member& member);
-
-  // The resume state (optim/search_state.cpp). Model m's names in the file.
-  static std::string member_prefix(int m);
-  // Model m's state, as the resume file holds it, and back.
-  void add_member_state(int m, HostBytes& host, std::vector<SafeTensorWrite>& writes,
-                        Metadata& meta) const;
-  void restore_member_state(int m, const SafeTensorsFile& file, const std::string& path);
-  // The resume file's tensors and metadata (their data lives in host, or
-  // in `gathered`): the shared state and this process's models, and on rank
-  // 0 the other ranks' models from `gathered` (optim/search_ranks.h).
-  void add_state(HostBytes& host, std::vector<SafeTensorWrite>& writes, Metadata& meta,
-                 const GatheredModels& gathered = {}) const;
-  void restore_state(const SafeTensorsFile& file, const std::string& path);
-  // Before model m's state is read: its start, generation and step (from
-  // the file's metadata) must be the ones the schedule gives at step_.
-  void check_member_schedule(int m, const SafeTensorsFile& file, const std::string& path) const;
-  void save_state();  // every rank calls it (over_ranks)
-  // Cuts the logs, model folders and snapshots back to step_.
-  void truncate_to_step();
+  void finish();  // the outcome and the end's files
 
   SearchConfig config_;
   SearchFolder folder_;
-  StaggerSchedule schedule_;
+  ModelPool pool_;
   Schedule arch_schedule_;  // the functions' learning rate by search step
-  std::vector<Member> members_;
-  std::unique_ptr<ModelRun> spare_;  // any_model() where this rank owns no model
   std::unique_ptr<SharedFunctions> functions_;
   int64_t step_ = 0;
   double last_arch_loss_ = 0;
-  bool concurrent_ = true;
-  bool over_ranks_ = false;
   SearchOutcome outcome_;
   std::string resume_note_;
   double wall_start_ = 0, wall_offset_ = 0;  // the search's own clock

@@ -17,11 +17,12 @@ namespace {
 
 constexpr const char* kResumeFormat = "tapir.search-resume.v1";
 
+constexpr FolderKind kSearchKind = {SearchFolder::kKind, "search", SearchFolder::kConfig,
+                                    "use --force to overwrite it"};
+
 }  // namespace
 
-std::string SearchFolder::file(const char* name) const {
-  return (fs::path(dir_) / name).string();
-}
+SearchFolder::SearchFolder(std::string dir) : OwnedFolder(std::move(dir), kSearchKind) {}
 
 std::string SearchFolder::model_dir(int m, int64_t generation) const {
   if (!writes()) return "";
@@ -30,31 +31,17 @@ std::string SearchFolder::model_dir(int m, int64_t generation) const {
     name += "-gen-";
     name += std::to_string(generation);
   }
-  return (fs::path(dir_) / "models" / name).string();
+  return (fs::path(dir()) / "models" / name).string();
 }
 
 std::vector<std::string> SearchFolder::written() {
-  return {kConfig, kLog, kResume, kArchitecture, kResult, RunFolder::kTokenizer, "report.html"};
+  return {kConfig, kLog, kResume, kArchitecture, kResult, kTokenizer, "report.html"};
 }
 
 bool SearchFolder::check_replaceable(bool force) const {
-  const std::string entries = foreign_entries(dir_);
-  if (entries.empty()) return false;
-  TAPIR_CHECK(force, "output folder ", dir_, " already exists (use --force to overwrite it)");
-  // Only a folder tapir made is replaced: one marked as a search, or one
-  // from before the marker whose search.json reads as a search's.
-  bool is_search = owned_kind(dir_) == kKind;
-  if (!is_search && owned_kind(dir_).empty() && fs::exists(file(kConfig))) {
-    try {
-      read_json_file(file(kConfig), SearchConfig::from_json);
-      is_search = true;
-    } catch (const Error&) {
-    }
-  }
-  TAPIR_CHECK(is_search, "--force replaces only a tapir search folder, and ", dir_,
-              " is not one (no ", kMarkerFile, " marker of a search and no readable tapir ",
-              kConfig, "; it holds ", entries, "); choose another --out or remove it yourself");
-  return true;
+  // A search from before the marker: its search.json reads as a search's.
+  return OwnedFolder::check_replaceable(
+      force, [this] { read_json_file(file(kConfig), SearchConfig::from_json); });
 }
 
 namespace {
@@ -71,7 +58,7 @@ void remove_files(const fs::path& dir, const std::vector<std::string>& names) {
 
 void SearchFolder::clear() const {
   for (const std::string& name : written()) fs::remove(file(name.c_str()));
-  const fs::path snapshots = fs::path(dir_) / kSnapshots;
+  const fs::path snapshots = fs::path(dir()) / kSnapshots;
   if (fs::is_directory(snapshots)) {
     std::vector<std::string> names;
     for (const fs::directory_entry& e : fs::directory_iterator(snapshots)) {
@@ -83,7 +70,7 @@ void SearchFolder::clear() const {
     }
     remove_files(snapshots, names);
   }
-  const fs::path models = fs::path(dir_) / "models";
+  const fs::path models = fs::path(dir()) / "models";
   if (fs::is_directory(models)) {
     for (const fs::directory_entry& e : fs::directory_iterator(models))
       if (e.is_directory() && e.path().filename().string().rfind("model-", 0) == 0)
@@ -94,10 +81,9 @@ void SearchFolder::clear() const {
 }
 
 void SearchFolder::start_fresh(const SearchConfig& config) const {
-  fs::create_directories(fs::path(dir_) / kSnapshots);
-  mark_folder(dir_, kKind);
+  create_marked(kSnapshots);
   if (!tokenizer_path(config.base.task_options).empty())
-    write_file_atomic(file(RunFolder::kTokenizer), given_tokenizer(config.base.task_options));
+    write_file_atomic(file(kTokenizer), given_tokenizer(config.base.task_options));
   write_config(config);
 }
 
@@ -106,51 +92,52 @@ void SearchFolder::write_config(const SearchConfig& config) const {
   SearchConfig stored = config;
   if (!tokenizer_path(config.base.task_options).empty() && fs::exists(file(kConfig)))
     keep_given_tokenizer(stored.base.task_options, read_config_to_resume().base.task_options);
-  write_file_atomic(file(kConfig), to_json(stored.to_json(), 2) + "\n");
+  write_json(kConfig, stored.to_json());
 }
 
 SearchConfig SearchFolder::read_config_to_resume() const {
-  TAPIR_CHECK(fs::is_directory(dir_), "cannot resume ", dir_, ": no such folder");
+  TAPIR_CHECK(fs::is_directory(dir()), "cannot resume ", dir(), ": no such folder");
   const std::string path = file(kConfig);
-  TAPIR_CHECK(fs::exists(path), "cannot resume ", dir_, ": no ", kConfig,
+  TAPIR_CHECK(fs::exists(path), "cannot resume ", dir(), ": no ", kConfig,
               " in it (not a search folder)");
   return read_json_file(path, SearchConfig::from_json);
 }
 
+void SearchFolder::name_given_tokenizer(TrainConfig config, const std::string& run_dir) const {
+  if (tokenizer_path(config.task_options).empty() || !writes() || !has(kConfig)) return;
+  keep_given_tokenizer(config.task_options, read_config_to_resume().base.task_options);
+  RunFolder(run_dir).write_config(config);
+}
+
 void SearchFolder::append_log(const Json& line) const {
-  append_line(file(kLog), to_json(line));
+  append(kLog, line);
 }
 
 void SearchFolder::sync_log() const {
-  const std::string log = file(kLog);
-  if (fs::exists(log)) sync_file(log);
+  sync(kLog);
 }
 
 void SearchFolder::save_snapshot(int64_t step, const Architecture& arch) const {
   char name[64];
   std::snprintf(name, sizeof name, "arch-step-%08lld.safetensors", static_cast<long long>(step));
-  save_architecture((fs::path(dir_) / kSnapshots / name).string(), arch);
+  save_architecture((fs::path(dir()) / kSnapshots / name).string(), arch);
 }
 
 void SearchFolder::save_result(const Architecture& arch, const SearchOutcome& outcome) const {
   save_architecture(file(kArchitecture), arch);
-  write_file_atomic(file(kResult), to_json(outcome.to_json(), 2) + "\n");
+  write_json(kResult, outcome.to_json());
 }
 
 void SearchFolder::save_resume(const std::vector<SafeTensorWrite>& writes,
                                const Metadata& meta) const {
-  Metadata all = {{"format", kResumeFormat}};
-  all.insert(all.end(), meta.begin(), meta.end());
-  save_safetensors(file(kResume), writes, all);
+  save_resume_file(kResumeFormat, writes, meta);
 }
 
 SafeTensorsFile SearchFolder::load_resume() const {
   const std::string path = file(kResume);
-  TAPIR_CHECK(fs::exists(path), "cannot resume ", dir_, ": no ", kResume,
+  TAPIR_CHECK(fs::exists(path), "cannot resume ", dir(), ": no ", kResume,
               " in it (a search saves one at each evaluation, and this one reached none)");
-  SafeTensorsFile loaded = SafeTensorsFile::load(path);
-  check_format(loaded, path, kResumeFormat);
-  return loaded;
+  return load_resume_file(kResumeFormat);
 }
 
 std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
@@ -174,7 +161,7 @@ std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
     const ModelAt& at = models[static_cast<size_t>(m)];
     const RunFolder folder(model_dir(m, at.generation));
     fs::create_directories(folder.dir());
-    TrainConfig model_config = *at.config;  // the device and threads it runs with now
+    TrainConfig model_config = at.config;  // the device and threads it runs with now
     keep_given_tokenizer(model_config.task_options, given.base.task_options);
     folder.write_config(model_config);
     // Generations started after the resumed step start again when their time comes.
@@ -200,7 +187,7 @@ std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
 }
 
 int64_t SearchFolder::drop_snapshots_after(int64_t step) const {
-  const fs::path snapshots = fs::path(dir_) / kSnapshots;
+  const fs::path snapshots = fs::path(dir()) / kSnapshots;
   fs::create_directories(snapshots);
   int64_t dropped = 0;
   for (const fs::directory_entry& e : fs::directory_iterator(snapshots)) {

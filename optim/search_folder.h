@@ -6,12 +6,12 @@
 //   models/model-M[-gen-G]/  each model's run folder (config.json, metrics.jsonl)
 //   snapshots/           the shared functions every snapshot_every steps
 //   resume.safetensors   everything a search needs to continue, saved at
-//                        each evaluation (what it holds: optim/search_state.cpp)
+//                        each evaluation (what it holds: optim/search_state.h)
 //   arch.safetensors, search_result.json   at the end
 //   tokenizer.model      a copy of the text task's subword tokenizer, which a
 //                        resumed search reads (as a run folder keeps one)
-// A folder with an empty path writes nothing: a search without files (tests).
-// The loop that fills it is optim/search.h.
+// A tapir folder (optim/owned_folder.h: the marker, the writes, the logs
+// cut back on resume). The loop that fills it is optim/search.h.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,17 +21,16 @@
 #include "engine/safetensors.h"
 #include "nn/architecture.h"
 #include "nn/checkpoint.h"
+#include "optim/owned_folder.h"
 #include "optim/search_config.h"
 #include "optim/train_config.h"
 
 namespace tapir {
 
-class SearchFolder {
+class SearchFolder : public OwnedFolder {
  public:
   static constexpr const char* kConfig = "search.json";
   static constexpr const char* kLog = "search.jsonl";
-  static constexpr const char* kResume = "resume.safetensors";
-  static constexpr const char* kArchitecture = "arch.safetensors";
   static constexpr const char* kResult = "search_result.json";
   static constexpr const char* kSnapshots = "snapshots";
 
@@ -40,10 +39,8 @@ class SearchFolder {
   // The names of the files at its top that a search writes.
   static std::vector<std::string> written();
 
-  explicit SearchFolder(std::string dir = "") : dir_(std::move(dir)) {}
-  const std::string& dir() const { return dir_; }
-  bool writes() const { return !dir_.empty(); }
-  std::string file(const char* name) const;
+  // A search without files when `dir` is empty.
+  explicit SearchFolder(std::string dir = "");
   // The run folder of model m in its generation g ("" when nothing is written).
   std::string model_dir(int m, int64_t generation) const;
 
@@ -62,6 +59,12 @@ class SearchFolder {
   // is not a search folder.
   SearchConfig read_config_to_resume() const;
 
+  // A model that starts in the folder (at `run_dir`) names the tokenizer
+  // in its config.json as search.json gives it, as the models of an
+  // uninterrupted search do; `config` names the copy when the search was
+  // resumed (Search::resume).
+  void name_given_tokenizer(TrainConfig config, const std::string& run_dir) const;
+
   void append_log(const Json& line) const;
   void save_snapshot(int64_t step, const Architecture& arch) const;
   // The end's files: arch.safetensors and search_result.json.
@@ -79,8 +82,8 @@ class SearchFolder {
   // Where a model stands at the step a search resumes from.
   struct ModelAt {
     int64_t generation = 0;
-    const TrainConfig* config = nullptr;  // as it runs now (device, threads)
-    int64_t steps = 0;                    // steps it has taken
+    TrainConfig config;  // as it runs now (device, threads)
+    int64_t steps = 0;   // steps it has taken
   };
   // Cuts the folder back to `step` of `config` (the search as it continues):
   // the log, each model's metrics, model folders and snapshots from after
@@ -92,8 +95,6 @@ class SearchFolder {
  private:
   // Removes the snapshots taken after `step`; returns how many.
   int64_t drop_snapshots_after(int64_t step) const;
-
-  std::string dir_;
 };
 
 }  // namespace tapir

@@ -7,6 +7,12 @@
 
 namespace tapir {
 
+std::vector<Spline*> splines_of(Transformer& model) {
+  std::vector<Spline*> splines;
+  for (const auto& f : model.learned_functions()) splines.push_back(f.spline);
+  return splines;
+}
+
 SharedFunctions::SharedFunctions(const std::vector<Spline*>& initial, int models,
                                  const SearchConfig& config)
     : gradients_(static_cast<size_t>(models)),

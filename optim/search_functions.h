@@ -10,10 +10,15 @@
 
 #include "nn/module.h"
 #include "nn/spline.h"
+#include "nn/transformer.h"
 #include "optim/optimizer.h"
 #include "optim/search_config.h"
 
 namespace tapir {
+
+// A model's copies of the learned functions, in the order the shared
+// functions keep them.
+std::vector<Spline*> splines_of(Transformer& model);
 
 // A model's D_arch gradient, one vector per shared function.
 using ArchGradient = std::vector<std::vector<float>>;

@@ -12,6 +12,7 @@
 #include "optim/batch.h"
 #include "optim/clip.h"
 #include "optim/data_parallel.h"
+#include "optim/resume_codec.h"
 #include "optim/task_loss.h"
 
 namespace tapir {

@@ -263,7 +263,7 @@ TEST_CASE("Stage I routes D_arch only to the attention function, D_wts to gain, 
   std::vector<Parameter*> shared = search.shared_parameters();
   REQUIRE(shared.size() == 2);  // one attention function per layer
   CHECK(shared[0]->name == "blocks.0.attn_fn.f.values");
-  Trainer& t0 = search.trainer(0);
+  Trainer& t0 = search.models().trainer(0);
   std::vector<Parameter*> weights;
   for (Parameter* p : t0.model().parameters())
     if (p->name.find(".f.values") == std::string::npos) weights.push_back(p);

@@ -57,7 +57,7 @@ TEST_CASE("Stage I routes D_arch gradients only to the splines and D_wts only to
   Search search(small_search(), "");
   std::vector<Parameter*> shared = search.shared_parameters();
   REQUIRE(shared.size() == 2);  // one MLP spline per layer
-  Trainer& t0 = search.trainer(0);
+  Trainer& t0 = search.models().trainer(0);
   std::vector<Parameter*> weights;
   for (Parameter* p : t0.model().parameters())
     if (p->name.find(".act.") == std::string::npos) weights.push_back(p);
@@ -139,12 +139,12 @@ TEST_CASE("models stepped concurrently give the bits of models stepped one after
         ("tapir_search_concurrent_" + std::to_string(::getpid()) + "_" + std::to_string(k));
     fs::remove_all(dir);
     Search search(c, dir.string());
-    search.set_concurrent(k == 1);
+    search.models().set_concurrent(k == 1);
     search.run();
     arch[k] = read_file((dir / "arch.safetensors").string());
     log[k] = read_file((dir / Search::kLog).string());
     for (int m = 0; m < c.models; ++m)
-      for (Parameter* p : search.trainer(m).model().parameters())
+      for (Parameter* p : search.models().trainer(m).model().parameters())
         weights[k].push_back(values_of(p));
     fs::remove_all(dir);
   }
@@ -162,14 +162,14 @@ TEST_CASE("staggered search starts models in turn and restarts them after their 
   c.base.steps = 4;  // lifetime N
   c.steps = 10;
   Search search(c, "");
-  CHECK(search.active(0));
-  CHECK_FALSE(search.active(1));  // starts at step 1 * 4 / 2 = 2
+  CHECK(search.models().active(0, search.steps_done()));
+  CHECK_FALSE(search.models().active(1, search.steps_done()));  // starts at step 1 * 4 / 2 = 2
   search.step();
   search.step();
-  CHECK(search.active(1));
+  CHECK(search.models().active(1, search.steps_done()));
   for (int i = 0; i < 3; ++i) search.step();
   // Model 0 took 4 steps (its lifetime) and started over.
-  CHECK(search.trainer(0).step() < 4);
+  CHECK(search.models().trainer(0).step() < 4);
 }
 
 TEST_CASE("stagger continue: models start in turn and train to the end, never re-initialised") {
@@ -183,24 +183,24 @@ TEST_CASE("stagger continue: models start in turn and train to the end, never re
   c.steps = 10;  // beyond N: every model trains on to step 10
   Search search(c, "");
   const int64_t starts[] = {0, 2, 4};
-  for (int m = 0; m < 3; ++m) CHECK(search.stagger_schedule().first_start(m) == starts[m]);
+  for (int m = 0; m < 3; ++m) CHECK(search.models().schedule().first_start(m) == starts[m]);
   for (int64_t step = 0; step < 10; ++step) {
     for (int m = 0; m < 3; ++m) {
       INFO("step ", step, ", model ", m);
-      CHECK(search.active(m) == (step >= starts[m]));
+      CHECK(search.models().active(m, search.steps_done()) == (step >= starts[m]));
       // Each model's own step, from its own start: what its weight schedule reads.
-      CHECK(search.trainer(m).step() == std::max<int64_t>(0, step - starts[m]));
+      CHECK(search.models().trainer(m).step() == std::max<int64_t>(0, step - starts[m]));
     }
     search.step();
   }
   // Model 0 took 10 steps, past its lifetime of 6, in one generation: a
   // re-initialised model would have counted from 0 again.
-  CHECK(search.trainer(0).step() == 10);
-  CHECK(search.trainer(2).step() == 6);
-  CHECK_FALSE(search.stagger_schedule().restarts(10));
+  CHECK(search.models().trainer(0).step() == 10);
+  CHECK(search.models().trainer(2).step() == 6);
+  CHECK_FALSE(search.models().schedule().restarts(10));
   // Model 2's weights at its own step 5 are in the decay: the same rate
   // model 0 had at its step 5.
-  const Schedule& weights = search.trainer(2).config().schedule;
+  const Schedule& weights = search.models().trainer(2).config().schedule;
   CHECK(weights.total == 6);
   CHECK(weights.lr_at(5) == doctest::Approx(c.base.schedule.base_lr / 2));
 }
@@ -293,12 +293,14 @@ TEST_CASE("--arch-split chooses the split of the D_arch batches: arch (held out)
     // from the named split with the stream's own seed.
     Batch batch;
     Rng rng(c.base.seed, 2);
-    search.trainer(0).task().sample(name_of(split), search.config().arch_batch, rng, batch);
+    search.models().trainer(0).task().sample(name_of(split), search.config().arch_batch, rng,
+                                             batch);
     double expected = 0;
     {
       NoGrad no_grad;
       const BatchTensors t = to_tensors(batch);
-      expected = task_loss(search.trainer(0).model().forward(t.inputs), t.targets, t.mask).item();
+      expected =
+          task_loss(search.models().trainer(0).model().forward(t.inputs), t.targets, t.mask).item();
       reset_step();
     }
     CHECK(search.arch_backward(0) == expected);

@@ -264,7 +264,7 @@ TEST_CASE("the authors' protocol (stagger continue, trapezoids) resumes bit for 
   CHECK(resumed->config().stagger == Stagger::continue_);
   CHECK(resumed->arch_lr_now() == doctest::Approx(0.1 * 8 / 8));  // step 12 = 20 - 8
   resumed->run();
-  CHECK(resumed->trainer(0).step() == 20);  // past its lifetime of 8, never restarted
+  CHECK(resumed->models().trainer(0).step() == 20);  // past its lifetime of 8, never restarted
   const auto a = files_of(whole), b = files_of(cut);
   CHECK(a.count("arch.safetensors") == 1);
   CHECK(a.count("models/model-0-gen-1/metrics.jsonl") == 0);

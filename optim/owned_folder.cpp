@@ -1,0 +1,125 @@
+// The skeleton of tapir's folders (optim/owned_folder.h).
+#include "optim/owned_folder.h"
+
+#include <filesystem>
+
+#include "base/file_io.h"
+#include "base/folder_lock.h"
+#include "optim/resume_codec.h"
+
+namespace tapir {
+
+namespace fs = std::filesystem;
+
+std::string OwnedFolder::file(const char* name) const {
+  return (fs::path(dir_) / name).string();
+}
+
+bool OwnedFolder::has(const char* name) const {
+  return fs::exists(file(name));
+}
+
+bool OwnedFolder::check_replaceable(bool force, const std::function<void()>& read_config) const {
+  const std::string entries = foreign_entries(dir_);
+  if (entries.empty()) return false;
+  TAPIR_CHECK(force, "output folder ", dir_, " already exists (", kind_->reuse, ")");
+  // Only a folder tapir made is replaced: one marked as of this kind, or
+  // one from before the marker whose configuration file reads as one.
+  bool ours = owned_kind(dir_) == kind_->marker;
+  if (!ours && owned_kind(dir_).empty() && has(kind_->config)) {
+    try {
+      read_config();
+      ours = true;
+    } catch (const Error&) {
+    }
+  }
+  TAPIR_CHECK(ours, "--force replaces only a tapir ", kind_->marker, ", and ", dir_,
+              " is not one (no ", kMarkerFile, " marker of a ", kind_->owner,
+              " and no readable tapir ", kind_->config, "; it holds ", entries,
+              "); choose another --out or remove it yourself");
+  return true;
+}
+
+void OwnedFolder::create_marked(const std::string& inner) const {
+  fs::create_directories(inner.empty() ? fs::path(dir_) : fs::path(dir_) / inner);
+  mark_folder(dir_, kind_->marker);
+}
+
+void OwnedFolder::write_json(const char* name, const Json& json) const {
+  write_file_atomic(file(name), to_json(json, 2) + "\n");
+}
+
+void OwnedFolder::append(const char* name, const Json& line) const {
+  append_line(file(name), to_json(line));
+}
+
+void OwnedFolder::sync(const char* name) const {
+  if (writes() && has(name)) sync_file(file(name));
+}
+
+void OwnedFolder::save_resume_file(const char* format, const std::vector<SafeTensorWrite>& writes,
+                                   const Metadata& meta) const {
+  Metadata all = {{"format", format}};
+  all.insert(all.end(), meta.begin(), meta.end());
+  save_safetensors(file(kResume), writes, all);
+}
+
+SafeTensorsFile OwnedFolder::load_resume_file(const char* format) const {
+  const std::string path = file(kResume);
+  SafeTensorsFile loaded = SafeTensorsFile::load(path);
+  check_format(loaded, path, format);
+  return loaded;
+}
+
+LogCut cut_log_after(const std::string& path, int64_t step) {
+  LogCut cut;
+  cut.path = path;
+  if (!fs::exists(path)) return cut;
+  const std::string text = read_file(path);
+  std::string kept, dropped;
+  int64_t later = 0;
+  size_t begin = 0, number = 0;
+  while (begin < text.size()) {
+    const size_t end = text.find('\n', begin);
+    const std::string line = text.substr(begin, end == std::string::npos ? end : end - begin);
+    ++number;
+    const bool last = end == std::string::npos || end + 1 == text.size();
+    int64_t line_step = 0;
+    try {
+      line_step = parse_json(line).at("step").as_int();
+    } catch (const Error& e) {
+      // Only the last line can be torn by a crash; anything else is damage
+      // a person should look at.
+      TAPIR_CHECK(last, path, ": line ", number, " is not a log line with a step (", e.what(), ")");
+      dropped =
+          "dropped the torn last line of " + path + " (" + std::to_string(line.size()) + " bytes)";
+      break;
+    }
+    if (line_step <= step)
+      kept += line + "\n";
+    else
+      ++later;
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  if (later > 0) {
+    if (!dropped.empty()) dropped += "; ";
+    dropped += "dropped " + std::to_string(later) + " lines of " + path + " logged after step " +
+               std::to_string(step) + ", the step of the resume file";
+  }
+  cut.changed = kept != text;
+  cut.kept = std::move(kept);
+  cut.note = std::move(dropped);
+  return cut;
+}
+
+std::string LogCut::apply() const {
+  if (changed) write_file_atomic(path, kept);
+  return note;
+}
+
+std::string drop_log_lines_after(const std::string& path, int64_t step) {
+  return cut_log_after(path, step).apply();
+}
+
+}  // namespace tapir
