@@ -88,7 +88,7 @@ TEST_CASE("pooled variants: every run once, intervals and verdicts over parts, t
   // The same runs on both sides: the same spread, and every permutation ties.
   CHECK(
       spread_line(v) ==
-      "spread: arch: 2 searches is inconclusive against baseline at 2 searches x 3 seeds: "
+      "spread: 2 searches pooled is inconclusive against baseline at 2 searches x 3 seeds: "
       "variance of log steps to 0.90 on test at 1.00x [1.00, 1.00] baseline's (permutation p = 1; "
       "paired by seed, 2 searches x 3 seeds)");
   const Json pooled_json = parse_json(compare_json(results, {0.9}));
