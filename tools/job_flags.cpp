@@ -1,3 +1,4 @@
+// The flags of train and search read into their jobs (tools/job_flags.h).
 #include "tools/job_flags.h"
 
 #include "base/error.h"
