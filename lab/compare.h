@@ -175,6 +175,9 @@ struct VerdictSpec {
 // "accuracy:test_long", "steps" (the first split), ...; fails naming the
 // metrics it knows.
 VerdictSpec parse_verdict_spec(const std::string& text);
+// Stops before anything trains unless every split a verdict names is one
+// the task of `base` evaluates.
+void check_verdict_splits(const TrainConfig& base, const std::vector<VerdictSpec>& verdicts);
 // "accuracy on test_long", "steps on the first split".
 std::string verdict_spec_text(const VerdictSpec& spec);
 // What compare judges when --verdict is not given: the steps to the first

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "lab/compare.h"
+#include "tasks/task.h"
 
 namespace tapir {
 
@@ -61,6 +62,16 @@ VerdictSpec parse_verdict_spec(const std::string& text) {
     TAPIR_CHECK(!spec.split.empty(), "a verdict is METRIC or METRIC:SPLIT, got ", quoted(text));
   }
   return spec;
+}
+
+void check_verdict_splits(const TrainConfig& base, const std::vector<VerdictSpec>& verdicts) {
+  const std::vector<std::string> splits = make_task(base.task, base.task_options)->eval_splits();
+  std::string known;
+  for (const std::string& s : splits) known += (known.empty() ? "" : ", ") + s;
+  for (const VerdictSpec& v : verdicts)
+    TAPIR_CHECK(v.split.empty() || std::find(splits.begin(), splits.end(), v.split) != splits.end(),
+                "--verdict: task ", base.task, " evaluates no split ", quoted(v.split),
+                " (its splits: ", known, ")");
 }
 
 std::string verdict_spec_text(const VerdictSpec& spec) {

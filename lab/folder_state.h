@@ -2,7 +2,7 @@
 // which of its runs are still being written, whether its result is written,
 // and a fingerprint that changes whenever a file under it does. For
 // `tapir report` (report/page.h), which marks what is in progress, and
-// `tapir report --watch` (tools/cmd_report.cpp), which renders again on
+// `tapir report --watch` (report/watch.h), which renders again on
 // every change and stops when the experiment has finished. Sits in lab/, on
 // the run and search folders of optim/.
 #pragma once

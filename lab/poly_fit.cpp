@@ -2,10 +2,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "autograd/tape.h"
+#include "base/file_io.h"
+#include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/model_run.h"
+#include "optim/run_folder.h"
 
 namespace tapir {
 
@@ -185,6 +189,30 @@ PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path
   TAPIR_CHECK(!file.functions.empty(), "fit-poly: ", arch_path,
               " has no MLP function (attention functions are not fitted)");
   return file;
+}
+
+int write_poly_fit(const std::string& file, int degree, const PolyRangeSource& range,
+                   const std::string& out, int threads) {
+  set_num_threads(threads);  // the run's forward passes
+  const Architecture arch = load_architecture(file);
+  const PolyFile poly = fit_architecture(arch, file, degree, range);
+  std::string out_path = out;
+  if (out_path.empty()) {
+    std::filesystem::path p(file);
+    p.replace_extension(".poly" + std::to_string(degree) + ".json");
+    out_path = p.string();
+  }
+  std::vector<std::string> inputs = {file};
+  if (!range.run.empty())
+    for (const char* name : {RunFolder::kConfig, RunFolder::kCheckpoint})
+      inputs.push_back(RunFolder(range.run).file(name));
+  refuse_output_over_inputs(out_path, inputs);
+  save_poly_file(out_path, poly);
+  for (const FittedPoly& f : poly.functions)
+    std::printf("%s: degree %d on [%.4g, %.4g] (%s): max error %.3g, rms %.3g\n", f.name.c_str(),
+                degree, f.poly.lo, f.poly.hi, f.range_from.c_str(), f.error.max_abs, f.error.rms);
+  std::printf("wrote %s (use it with --mlp-poly %s)\n", out_path.c_str(), out_path.c_str());
+  return 0;
 }
 
 }  // namespace tapir

@@ -63,5 +63,11 @@ std::map<std::string, RecordedInputs> recorded_inputs_of(const Architecture& arc
 // inside the attention op, which no range is recorded for).
 PolyFile fit_architecture(const Architecture& arch, const std::string& arch_path, int degree,
                           const PolyRangeSource& range);
+// `tapir arch fit-poly`'s work once its flags are read (tools/cmd_arch.cpp):
+// fits the architecture file `file` over `range` (its run's forward passes
+// on `threads` threads), writes the poly file to `out` ("": FILE's name with
+// .polyD.json) and prints each function's fit; the exit code (0).
+int write_poly_fit(const std::string& file, int degree, const PolyRangeSource& range,
+                   const std::string& out, int threads);
 
 }  // namespace tapir

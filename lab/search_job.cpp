@@ -90,4 +90,15 @@ void resume_search_job(const std::string& dir, int64_t steps, std::optional<Devi
   finish_search(*search, progress, dir, quiet);
 }
 
+int run_search_job(const SearchJob& job) {
+  if (job.resume.empty()) {
+    start_repeated_search_jobs(job.config, job.out, job.repeat, job.force, job.note, job.quiet);
+    return 0;
+  }
+  TAPIR_CHECK(!job.steps || *job.steps >= 1,
+              "--search-steps must be at least 1 to extend a search, got ", *job.steps);
+  resume_search_job(job.resume, job.steps.value_or(0), job.device, job.threads, job.quiet);
+  return 0;
+}
+
 }  // namespace tapir

@@ -33,4 +33,21 @@ void start_repeated_search_jobs(const SearchConfig& config, const std::string& o
 void resume_search_job(const std::string& dir, int64_t steps, std::optional<Device> device,
                        std::optional<int> threads, bool quiet);
 
+// What `tapir search` was asked, its flags read: a new search (or `repeat`
+// of them) into `out`, or the one in `resume` continued.
+struct SearchJob {
+  SearchConfig config;  // a new search's, validated
+  std::string out, resume;
+  bool force = false, quiet = false;
+  int repeat = 1;
+  std::string note;  // a new search's settings note ("": none)
+  // A resumed search: what replaces its saved values (none: as saved).
+  std::optional<int64_t> steps;
+  std::optional<Device> device;
+  std::optional<int> threads;
+};
+// Starts the search (start_repeated_search_jobs) or resumes it
+// (resume_search_job); the exit code (0).
+int run_search_job(const SearchJob& job);
+
 }  // namespace tapir

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The bash completion script and the man pages that the build writes
-# (tools/cmd_shell.cpp, tools/CMakeLists.txt):
+# (tools/cmd_shell.cpp, tools/shell_pages.cpp, tools/CMakeLists.txt):
 #   - completion, sourced into bash, offers what a user expects: command
 #     names, a command's flags, a NAME flag's choices, task names for
 #     --task, `tasks show` and each name of --tasks's list, nothing after a

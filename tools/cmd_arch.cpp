@@ -6,13 +6,10 @@
 //     (tools/cmd_arch_import.cpp).
 //   arch stats FILE [--range LO,HI] (tools/cmd_arch_stats.cpp)
 //     prints the roughness of each function.
-#include <cstdio>
-#include <filesystem>
+#include <memory>
 
-#include "base/file_io.h"
-#include "engine/threads.h"
+#include "base/error.h"
 #include "lab/poly_fit.h"
-#include "optim/run_folder.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 
@@ -60,7 +57,6 @@ Command add_arch_command(CLI::App& app) {
             if (import.app->parsed()) return import.run();
             if (stats.app->parsed()) return stats.run();
             if (!fit->parsed()) return 1;
-            set_num_threads(o->threads);  // the --run model's forward passes
             TAPIR_CHECK(!o->source.run.empty() || !o->range.empty(),
                         "fit-poly needs the range to fit over: --run DIR (a run that trained "
                         "with these functions) or --range LO,HI");
@@ -69,26 +65,7 @@ Command add_arch_command(CLI::App& app) {
               TAPIR_CHECK(o->source.lo < o->source.hi, "--range expects LO < HI, got ",
                           tapir::quoted(o->range));
             }
-            const Architecture arch = load_architecture(o->file);
-            const PolyFile poly = fit_architecture(arch, o->file, o->degree, o->source);
-            std::string out = o->out;
-            if (out.empty()) {
-              std::filesystem::path p(o->file);
-              p.replace_extension(".poly" + std::to_string(o->degree) + ".json");
-              out = p.string();
-            }
-            std::vector<std::string> inputs = {o->file};
-            if (!o->source.run.empty())
-              for (const char* name : {RunFolder::kConfig, RunFolder::kCheckpoint})
-                inputs.push_back(RunFolder(o->source.run).file(name));
-            refuse_output_over_inputs(out, inputs);
-            save_poly_file(out, poly);
-            for (const FittedPoly& f : poly.functions)
-              std::printf("%s: degree %d on [%.4g, %.4g] (%s): max error %.3g, rms %.3g\n",
-                          f.name.c_str(), o->degree, f.poly.lo, f.poly.hi, f.range_from.c_str(),
-                          f.error.max_abs, f.error.rms);
-            std::printf("wrote %s (use it with --mlp-poly %s)\n", out.c_str(), out.c_str());
-            return 0;
+            return write_poly_fit(o->file, o->degree, o->source, o->out, o->threads);
           }};
 }
 

@@ -2,18 +2,10 @@
 // against another implementation: input tokens, targets and mask, the
 // hidden state after the embeddings and after each block, logits, loss and
 // every parameter's gradient, in one safetensors file, with the task's
-// vocabulary in its metadata.
-#include <cstdio>
+// vocabulary in its metadata (lab/batch_dump.h).
+#include <memory>
 
-#include "autograd/ops.h"
-#include "base/file_io.h"
-#include "base/json.h"
-#include "engine/safetensors.h"
-#include "engine/threads.h"
-#include "optim/batch.h"
-#include "optim/model_run.h"
-#include "optim/run_folder.h"
-#include "optim/task_loss.h"
+#include "lab/batch_dump.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 
@@ -21,12 +13,7 @@ namespace tapir {
 
 Command add_dump_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("dump", "Write one batch's logits, loss and gradients");
-  struct Options {
-    std::string checkpoint, out, split = "test";
-    int64_t batch = 8;
-    int threads = 1;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<DumpOptions>();
   cmd->add_option("--checkpoint", o->checkpoint, "Run folder or checkpoint file")->required();
   cmd->add_option("--out", o->out, "Output safetensors file")->required();
   cmd->add_option("--split", o->split, "Split the batch comes from")->capture_default_str();
@@ -34,52 +21,7 @@ Command add_dump_command(CLI::App& app) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   add_threads_option(*cmd, o->threads);
-  return {cmd, [o]() {
-            set_num_threads(o->threads);
-            const ModelRun run = open_run(o->checkpoint);
-            refuse_output_over_inputs(o->out, run_input_files(o->checkpoint, run.config.arch_file));
-            const Task& task = *run.task;
-            Batch batch;
-            const int64_t n = std::min(o->batch, task.eval_size(o->split));
-            task.eval_batch(o->split, 0, n, batch);
-            const BatchTensors t = to_tensors(batch);
-            std::vector<Parameter*> params = run.model->parameters();
-            for (Parameter* p : params) p->value.zero_grad();
-            std::vector<Tensor> hidden;
-            Tensor logits = run.model->forward(t.inputs, &hidden);
-            Tensor loss = task_loss(logits, t.targets, t.mask);
-            backward(loss);
-            // A regression task's frames are f32 "inputs"; a token task's ids i32 "tokens".
-            std::vector<SafeTensorWrite> writes = {
-                {task.is_regression() ? "inputs" : "tokens", t.inputs.dtype(),
-                 t.inputs.shape().vec(), t.inputs.raw()},
-                {"targets", t.targets.dtype(), t.targets.shape().vec(), t.targets.raw()},
-                {"mask", DType::f32, t.mask.shape().vec(), t.mask.raw()},
-                {"logits", DType::f32, logits.shape().vec(), logits.raw()},
-                {"loss", DType::f32, {}, loss.raw()}};
-            for (size_t l = 0; l < hidden.size(); ++l)
-              writes.push_back({"hidden." + std::to_string(l), DType::f32, hidden[l].shape().vec(),
-                                hidden[l].raw()});
-            for (Parameter* p : params)
-              writes.push_back({"grad." + p->name, DType::f32, p->tensor().shape().vec(),
-                                p->tensor().raw_grad()});
-            std::vector<std::pair<std::string, std::string>> metadata = {
-                {"format", "tapir.dump.v1"},
-                {"checkpoint", o->checkpoint},
-                {"split", o->split},
-                {"loss", std::to_string(loss.item())}};
-            if (!task.is_regression()) {
-              Json vocab = Json::array();
-              for (const std::string& name : task.vocab().names) vocab.push_back(Json(name));
-              metadata.push_back({"vocab", to_json(vocab)});
-            }
-            save_safetensors(o->out, writes, metadata);
-            std::printf("wrote %s: %lld examples, loss %.6f, %zu hidden states, %zu gradients%s\n",
-                        o->out.c_str(), static_cast<long long>(n), loss.item(), hidden.size(),
-                        params.size(), task.is_regression() ? "" : ", the vocabulary");
-            reset_step();
-            return 0;
-          }};
+  return {cmd, [o]() { return write_batch_dump(*o); }};
 }
 
 }  // namespace tapir

@@ -1,199 +1,34 @@
-// `tapir train`: one training run into a run folder (optim/trainer.h).
-#include <chrono>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <string>
+// `tapir train`: one training run into a run folder. This file declares the
+// flags (tools/job_flags.h reads them into a job); lab/train_job.h runs it.
+#include <memory>
 
-#include "base/folder_lock.h"
-#include "base/json.h"
-#include "engine/dist.h"
-#include "lab/progress.h"
-#include "lab/report_text.h"
-#include "optim/run_folder.h"
+#include "lab/train_job.h"
 #include "tools/commands.h"
+#include "tools/job_flags.h"
 #include "tools/train_options.h"
 
 namespace tapir {
 
-namespace {
-
-// A digest of every parameter's bytes (FNV-1a), for the ranks to compare.
-std::string parameter_digest(Trainer& trainer) {
-  uint64_t h = 1469598103934665603ull;
-  for (const Parameter* p : trainer.model().parameters()) {
-    const Tensor t = to_host(p->tensor());
-    const auto* bytes = static_cast<const unsigned char*>(t.raw());
-    for (size_t i = 0; i < t.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
-  }
-  return std::to_string(h);
-}
-
 struct TrainCommandOptions {
   TrainOptions train;
-  std::string out, resume, config_file;
-  bool force = false, quiet = false;
-  int64_t log_every = 0;  // a line of loss, gradient norm and lr every N steps (0: none)
+  TrainJob job;  // out, resume, force, quiet, log_every
 };
-
-// The run in o.resume, continued as its config.json says. Rank 0 resumes
-// the folder first; the others then read it.
-std::unique_ptr<Trainer> resume_trainer(const CLI::App& cmd, const TrainCommandOptions& o,
-                                        bool root) {
-  check_resume_flags(cmd, {"--steps", "--threads", "--device", "--quiet", "--log-every"},
-                     "the run as its config.json",
-                     "--steps to extend the run, --threads, --device, --quiet, --log-every");
-  const bool steps_given = cmd.count("--steps") > 0;
-  TAPIR_CHECK(!steps_given || o.train.config.steps >= 1, "--steps must be at least 1, got ",
-              o.train.config.steps);
-  // --device given: the run continues there (checkpoints do not depend on it).
-  // A text run continues on the bytes it started with, or not at all.
-  const RunFolder folder(o.resume);
-  if (folder.has(RunFolder::kConfig)) {
-    TrainConfig started = folder.read_config(/*check_task=*/false);
-    folder.use_own_tokenizer(started);  // as the resumed run reads it
-    folder.check_same_inputs(started, /*required=*/false,
-                             "cannot resume " + o.resume + ": it is a run",
-                             "put the file back as it was, or start a new run with --out");
-  }
-  const auto resume = [&](bool writes) {
-    return Trainer::resume(
-        o.resume, steps_given ? o.train.config.steps : 0,
-        cmd.count("--device") > 0 ? std::optional<Device>(o.train.config.device) : std::nullopt,
-        cmd.count("--threads") > 0 ? std::optional<int>(o.train.config.threads) : std::nullopt,
-        writes);
-  };
-  std::unique_ptr<Trainer> trainer;
-  if (root) trainer = resume(true);
-  dist::barrier();
-  if (!root) trainer = resume(false);
-  if (!o.quiet && !trainer->resume_note().empty())
-    std::printf("%s\n", trainer->resume_note().c_str());
-  if (!o.quiet)
-    std::printf("resuming %s at step %lld of %lld\n", o.resume.c_str(),
-                static_cast<long long>(trainer->step()),
-                static_cast<long long>(trainer->config().steps));
-  return trainer;
-}
-
-// A new run in o.out from the flags; rank 0 creates the folder.
-std::unique_ptr<Trainer> start_trainer(CLI::App& cmd, TrainCommandOptions& o, bool root) {
-  TAPIR_CHECK(!o.out.empty(), "train needs --out DIR (or --resume DIR)");
-  TrainConfig config = finish_train_options(cmd, o.train);
-  const std::string note = settings_note(o.train, config.task, recommend_unless_given(cmd, config));
-  if (!o.quiet && !note.empty()) std::printf("%s\n", note.c_str());
-  const Json inputs = RunFolder::input_fingerprints(config);  // before the task reads them
-  std::unique_ptr<Trainer> trainer = make_trainer(config, root ? o.out : "");
-  if (root) {
-    trainer->start_fresh(o.force);
-    RunFolder(o.out).record_inputs(inputs);
-  }
-  if (!o.quiet)
-    std::printf("%s\nmodel: %lld parameters, %lld layers, width %lld, %lld heads\n",
-                trainer->task().describe().c_str(),
-                static_cast<long long>(trainer->model().parameter_count()),
-                static_cast<long long>(trainer->config().model.layers),
-                static_cast<long long>(trainer->config().model.width),
-                static_cast<long long>(trainer->config().model.heads));
-  return trainer;
-}
-
-// The --log-every line of a step: what the optimizer saw.
-std::string step_line(const StepStats& s, int64_t steps) {
-  char line[160];
-  std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  gradient norm %.4g  lr %.3g",
-                static_cast<long long>(s.step), static_cast<long long>(steps), s.loss, s.grad_norm,
-                s.lr);
-  return line;
-}
-
-// Trains to the end with progress lines (and, with log_every > 0, a line of
-// the loss, gradient norm and learning rate every log_every steps after one
-// with the loss a uniform guess would have), then says when the first
-// evaluation split (test) peaked and how long the run took.
-void train_and_report(Trainer& trainer, bool quiet, int64_t log_every) {
-  struct Best {
-    double accuracy = -1;
-    int64_t step = 0;
-    double seconds = 0;
-  };
-  auto best = std::make_shared<Best>();
-  const auto start = std::chrono::steady_clock::now();
-  Progress progress(quiet);
-  progress.plan(1);
-  progress.start_run("", trainer.step(), trainer.config().steps);
-  TrainEvents events = progress.train_events();
-  if (log_every > 0 && !quiet) {
-    const size_t vocab = trainer.task().vocab().size();
-    char chance[160];
-    std::snprintf(chance, sizeof chance,
-                  "chance: loss %.4f (ln %zu, a uniform guess over the %zu tokens the model "
-                  "predicts)",
-                  std::log(static_cast<double>(vocab)), vocab, vocab);
-    progress.line(chance);
-    const int64_t steps = trainer.config().steps;
-    events.on_step = [&progress, log_every, steps, inner = events.on_step](const StepStats& s,
-                                                                           double rate) {
-      if (inner) inner(s, rate);
-      if (s.step % log_every == 0 || s.step == steps) progress.line(step_line(s, steps));
-    };
-  }
-  events.on_eval = [best, start, inner = events.on_eval](int64_t step,
-                                                         const std::vector<EvalResult>& results) {
-    if (inner) inner(step, results);
-    const double acc = results.front().tally.all.accuracy();
-    if (acc > best->accuracy) {
-      best->accuracy = acc;
-      best->step = step;
-      best->seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-  };
-  trainer.run(events);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!quiet && best->accuracy >= 0)
-    std::printf("best %s accuracy %.4f, first reached at step %lld (%s into this run)\n",
-                trainer.task().eval_splits().front().c_str(), best->accuracy,
-                static_cast<long long>(best->step), format_duration(best->seconds).c_str());
-  if (!quiet)
-    std::printf("done: %lld steps in %s; run folder %s\n", static_cast<long long>(trainer.step()),
-                format_duration(seconds).c_str(), trainer.out_dir().c_str());
-}
-
-}  // namespace
 
 Command add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a transformer on a task");
   auto o = std::make_shared<TrainCommandOptions>();
   add_train_options(*cmd, o->train);
-  cmd->add_option("--out", o->out, "Run folder to create");
-  cmd->add_flag("--force", o->force, "Overwrite an existing run folder");
-  cmd->add_option("--resume", o->resume, "Continue the run in this folder");
-  cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
-  cmd->add_option("--log-every", o->log_every,
+  cmd->add_option("--out", o->job.out, "Run folder to create");
+  cmd->add_flag("--force", o->job.force, "Overwrite an existing run folder");
+  cmd->add_option("--resume", o->job.resume, "Continue the run in this folder");
+  cmd->add_flag("--quiet", o->job.quiet, "Print nothing but errors");
+  cmd->add_option("--log-every", o->job.log_every,
                   "Print the loss, gradient norm and learning rate every N steps, after the "
                   "loss a uniform guess would have (0: only the evaluations)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
-  return {cmd,
-          [o, cmd]() {
-            // Under mpirun the ranks train one run together (data parallel,
-            // optim/data_parallel.h); rank 0 owns the folder and reports.
-            const bool root = dist::is_root();
-            o->quiet = o->quiet || !root;
-            // A run inside a comparison or search that is running is that job's to write.
-            const std::string dir = o->resume.empty() ? o->out : o->resume;
-            const auto enclosing =
-                dir.empty() ? nullptr
-                            : std::make_unique<EnclosingFoldersLock>(dir, RunFolder::kKind);
-            const std::unique_ptr<Trainer> trainer =
-                o->resume.empty() ? start_trainer(*cmd, *o, root) : resume_trainer(*cmd, *o, root);
-            trainer->set_data_parallel(true);
-            dist::check_same("the run's configuration", to_json(trainer->config().to_json()));
-            dist::check_same("the model's parameters before training", parameter_digest(*trainer));
-            train_and_report(*trainer, o->quiet, o->log_every);
-            return 0;
-          },
+  // Under mpirun the ranks train one run together (data parallel); rank 0
+  // owns the folder and reports.
+  return {cmd, [o, cmd]() { return run_train_job(train_job_from_flags(*cmd, o->train, o->job)); },
           Ranks::several};
 }
 

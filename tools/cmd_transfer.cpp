@@ -4,18 +4,11 @@
 // models trained with that task's frozen functions, and the baseline for
 // every task; the matrix shows each cell's metric relative to the baseline.
 // Every search and cell is its own folder, so a killed run continues where
-// it stopped.
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <sstream>
+// it stopped. This file declares the flags; lab/transfer_job.h runs the
+// matrix, report/transfer_figure.h draws its figure.
+#include <memory>
 
-#include "base/file_io.h"
-#include "base/folder_lock.h"
-#include "engine/dist.h"
-#include "lab/compare.h"
-#include "lab/progress.h"
-#include "optim/search.h"
+#include "lab/transfer_job.h"
 #include "report/transfer_figure.h"
 #include "tools/commands.h"
 #include "tools/protocols.h"
@@ -69,21 +62,8 @@ Command add_transfer_command(CLI::App& app) {
             TAPIR_CHECK(run.base.task_options.values().empty(),
                         "transfer trains several tasks: give a task's options as --task-opt "
                         "TASK:name=value, not --opt or --name value");
-            for (const std::string& item : o->task_opts) {
-              const size_t colon = item.find(':'), eq = item.find('=');
-              TAPIR_CHECK(colon != std::string::npos && colon > 0 && eq != std::string::npos &&
-                              eq > colon + 1,
-                          "--task-opt expects TASK:name=value, got ", tapir::quoted(item));
-              TaskOptions& options = run.task_options[item.substr(0, colon)];
-              const std::string name = item.substr(colon + 1, eq - colon - 1);
-              TAPIR_CHECK(!options.has(name), "--task-opt: ", tapir::quoted(item.substr(0, eq)),
-                          " is given twice; give each option once");
-              options.set(name, item.substr(eq + 1));
-            }
-            std::stringstream in(o->tasks);
-            std::string task;
-            while (std::getline(in, task, ','))
-              if (!task.empty()) run.tasks.push_back(task);
+            set_transfer_task_options(o->task_opts, run.task_options);
+            run.tasks = transfer_task_list(o->tasks);
             for (const std::string& name : run.tasks) {
               TaskOptions options =
                   run.task_options.count(name) ? run.task_options.at(name) : TaskOptions();
@@ -92,23 +72,8 @@ Command add_transfer_command(CLI::App& app) {
                 run.task_options[name] = options;
             }
             run.base.protocol = protocol;
-            if (!protocol_note(protocol).empty() && !o->quiet && dist::is_root())
-              std::printf("%s\n", protocol_note(protocol).c_str());
-            check_transfer(run);  // all of it before the folder is touched
-            check_new_or_owned(run.out_dir, "transfer folder");
-            const auto lock = lock_for_job(run.out_dir, "transfer folder",
-                                           {"transfer.md", "transfer.json", "transfer.svg"});
-            Progress progress(o->quiet || !dist::is_root());  // rank 0 reports for the job
-            run.progress = &progress;
-            const TransferResult r = run_transfer(run);
-            if (!dist::is_root()) return 0;  // rank 0 writes the matrix
-            const std::string table = transfer_markdown(r);
-            write_file_atomic(run.out_dir + "/transfer.md", table);
-            write_file_atomic(run.out_dir + "/transfer.json", transfer_json(r));
-            write_file_atomic(run.out_dir + "/transfer.svg", transfer_svg(r));
-            std::printf("\n%s\nwrote %s/transfer.md, transfer.json and transfer.svg\n",
-                        table.c_str(), run.out_dir.c_str());
-            return 0;
+            return run_transfer_job(std::move(run), protocol_note(protocol), o->quiet,
+                                    transfer_svg);
           },
           Ranks::several};
 }

@@ -39,9 +39,9 @@ Command add_robust_command(CLI::App& app);
 Command add_robust_compare_command(CLI::App& app);
 Command add_tokenizer_command(CLI::App& app);
 Command add_claims_command(CLI::App& app);
-// `tapir completion` and `tapir man` (tools/cmd_shell.cpp), made from the
-// definitions of every command registered before them; `version` heads the
-// man pages.
+// `tapir completion` and `tapir man` (tools/cmd_shell.cpp, the pages in
+// tools/shell_pages.cpp), made from the definitions of every command
+// registered before them; `version` heads the man pages.
 Command add_completion_command(CLI::App& app);
 Command add_man_command(CLI::App& app, const std::string& version);
 
