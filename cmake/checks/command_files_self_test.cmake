@@ -6,6 +6,7 @@
 # or not), a variable at namespace scope, a long lambda and a raw string
 # literal each fail, named with their line.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/self_test.cmake)
 
 set(check ${CMAKE_CURRENT_LIST_DIR}/command_files.cmake)
 
@@ -17,18 +18,7 @@ function(expect what file_text expected_result expected_text)
                   RESULT_VARIABLE result
                   OUTPUT_VARIABLE out
                   ERROR_VARIABLE out)
-  if(expected_result EQUAL 0 AND NOT result EQUAL 0)
-    message(FATAL_ERROR "${what}: the check failed:\n${out}")
-  endif()
-  if(NOT expected_result EQUAL 0 AND result EQUAL 0)
-    message(FATAL_ERROR "${what}: the check passed:\n${out}")
-  endif()
-  # CMake wraps a long message: compare with every run of blanks as one.
-  string(REGEX REPLACE "[ \n]+" " " out "${out}")
-  string(FIND "${out}" "${expected_text}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "${what}: expected '${expected_text}' in:\n${out}")
-  endif()
+  tapir_expect_outcome("${what}" "${result}" "${out}" "${expected_result}" "${expected_text}")
 endfunction()
 
 set(head "// `tapir fixture`: { a comment with a brace\n#include <memory>\n\n#include \"tools/commands.h\"\n\nnamespace tapir {\n\n")

@@ -5,6 +5,7 @@
 # passes; an exceptions line for a file within the limit, or for a file not
 # there, fails.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/self_test.cmake)
 
 set(check ${CMAKE_CURRENT_LIST_DIR}/file_lines.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -20,18 +21,7 @@ function(expect what exceptions expected_result expected_text)
     RESULT_VARIABLE result
     OUTPUT_VARIABLE out
     ERROR_VARIABLE out)
-  if(expected_result EQUAL 0 AND NOT result EQUAL 0)
-    message(FATAL_ERROR "${what}: the check failed:\n${out}")
-  endif()
-  if(NOT expected_result EQUAL 0 AND result EQUAL 0)
-    message(FATAL_ERROR "${what}: the check passed:\n${out}")
-  endif()
-  # CMake wraps a long message: compare with every run of blanks as one.
-  string(REGEX REPLACE "[ \n]+" " " out "${out}")
-  string(FIND "${out}" "${expected_text}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "${what}: expected '${expected_text}' in:\n${out}")
-  endif()
+  tapir_expect_outcome("${what}" "${result}" "${out}" "${expected_result}" "${expected_text}")
 endfunction()
 
 expect("a 401-line source" ${WORK_DIR}/none.txt 1 "lab/long.cpp: 401 lines (at most 400")

@@ -5,6 +5,7 @@
 # twice, names an op the table does not have, or is not there, fails and is
 # named with the op.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/self_test.cmake)
 
 set(check ${CMAKE_CURRENT_LIST_DIR}/op_coverage.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -22,18 +23,7 @@ function(expect what test_text expected_result expected_text)
     RESULT_VARIABLE result
     OUTPUT_VARIABLE out
     ERROR_VARIABLE out)
-  if(expected_result EQUAL 0 AND NOT result EQUAL 0)
-    message(FATAL_ERROR "${what}: the check failed:\n${out}")
-  endif()
-  if(NOT expected_result EQUAL 0 AND result EQUAL 0)
-    message(FATAL_ERROR "${what}: the check passed:\n${out}")
-  endif()
-  # CMake wraps a long message: compare with every run of blanks as one.
-  string(REGEX REPLACE "[ \n]+" " " out "${out}")
-  string(FIND "${out}" "${expected_text}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "${what}: expected '${expected_text}' in:\n${out}")
-  endif()
+  tapir_expect_outcome("${what}" "${result}" "${out}" "${expected_result}" "${expected_text}")
 endfunction()
 
 expect("every op accounted for"
