@@ -5,7 +5,8 @@
 // autograd/ops_*.cpp.
 //
 // Float ops accept f32 or f64 (all float operands must share the dtype);
-// ids, targets and masks are i32.
+// ids, targets and masked_fill's mask are i32, cross_entropy's mask is
+// float in the logits' dtype.
 #pragma once
 #include <initializer_list>
 

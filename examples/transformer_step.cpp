@@ -28,9 +28,12 @@ namespace {
 // Sizes: batch, context, width, heads, per-head width, MLP width.
 constexpr int64_t B = 8, T = 16, C = 32, H = 2, D = C / H, F = 4 * C;
 
-// Every parameter, as docs/model.md names them (one block, index 0). A
-// Parameter's HeapTensor lives outside the step arena and keeps its
-// gradient buffer across steps; weights decay, biases and norms do not.
+// The parameters, as docs/model.md names them (one block, index 0), with
+// two simplifications of that model: the head has no bias (no head.bias),
+// and every weight starts at N(0, 0.02^2), where model.md scales the two
+// projections' down by sqrt(2L). A Parameter's HeapTensor lives outside the
+// step arena and keeps its gradient buffer across steps; weights decay,
+// biases and norms do not.
 struct Weights {
   std::vector<std::unique_ptr<Parameter>> all;
 
