@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/file_io.h"
 #include "base/folder_lock.h"
+#include "base/json.h"
 #include "lab/folder_state.h"
 #include "report/page.h"
 
@@ -87,7 +88,7 @@ int watch_report(const std::string& dir, const std::string& out, double interval
       if (!waiting)
         std::fprintf(stderr,
                      "report: waiting for %s to hold a run, comparison, search or transfer\n",
-                     dir.c_str());
+                     quoted(dir).c_str());
       waiting = true;
     } else {
       std::string html;
@@ -135,6 +136,12 @@ int run_report_job(const ReportJob& job) {
   TAPIR_CHECK(job.interval >= 0.1 && job.interval <= 3600,
               "--interval: expected seconds from 0.1 to 3600, got ", job.interval);
   refuse_report_over_input(path, job.dir);
+  // A file never becomes a folder: a watch of one would wait forever.
+  std::error_code ec;
+  TAPIR_CHECK(!std::filesystem::exists(job.dir, ec) || std::filesystem::is_directory(job.dir, ec),
+              "report: ", quoted(job.dir),
+              " is a file, not a folder: give the folder of a run, comparison, search or "
+              "transfer");
   if (job.watch) return watch_report(job.dir, path, job.interval);
   write_file_atomic(path, build_report(job.dir));
   std::printf("wrote %s\n", path.c_str());

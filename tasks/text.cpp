@@ -143,6 +143,12 @@ TextTask::TextTask(const TaskOptions& o, bool from_path, std::string corpus, std
   const double test_frac = o.get_double("test-frac", 0.1, 0.01, 0.5);
   const std::string vocab_hex = o.get_string("vocab", "");
   tokenizer_path_ = o.get_string("tokenizer", "");
+  // Given and empty (an unset shell variable): a run that could be neither
+  // evaluated nor resumed; without the option, the corpus's bytes are the
+  // vocabulary.
+  TAPIR_CHECK(!o.has("tokenizer") || !tokenizer_path_.empty(),
+              "text: option tokenizer: expected the path of a SentencePiece model (`tapir "
+              "tokenizer train`), got an empty one; leave the option out to use the bytes");
   TAPIR_CHECK(vocab_hex.empty() || tokenizer_path_.empty(),
               "text: options vocab and tokenizer cannot be given together (the tokenizer's "
               "pieces are the vocabulary)");

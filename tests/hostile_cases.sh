@@ -40,6 +40,9 @@ for value in abc nan inf 0 -1 3601 ""; do
   refuse numbers "--interval" @ report run --watch --interval "$value"
 done
 refuse numbers "--interval requires --watch" @ report run --interval 2
+# A file is no experiment's folder: refused at once, watched or not.
+refuse files "is a file, not a folder" @ report --watch run/config.json
+refuse files "is a file, not a folder" @ report run/config.json
 refuse numbers "gamma" @ robust --checkpoint run --gamma -1 --svg none
 refuse numbers "--gamma" @ robust --checkpoint run --gamma abc --svg none
 refuse numbers "--gamma" @ robust --checkpoint run --gamma 1,,2 --svg none
@@ -380,6 +383,7 @@ refuse files "tokenizer file 'nosuch.model' does not exist" @ train "${X[@]}" \
 refuse files "not a SentencePiece model" @ tokenizer encode bad.json "the cat"
 refuse names "vocab and tokenizer" @ train "${X[@]}" --opt tokenizer=tok.model --opt vocab=6162 \
   --out new
+refuse names "got an empty one" @ train "${X[@]}" --opt tokenizer= --out new
 refuse names "--type" @ tokenizer train --path corpus.txt --type wordpiece --out new.model
 refuse numbers "--vocab-size" @ tokenizer train --path corpus.txt --vocab-size 257 --out new.model
 # A range check alone lets NaN through (its comparisons are false).

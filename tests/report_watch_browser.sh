@@ -70,7 +70,7 @@ dump_dom() {
 "$tapir" report --watch later >later.out 2>later.err &
 watch=$!
 pids+=("$watch")
-wait_for 30 grep -qs "waiting for later to hold a run, comparison, search or transfer" later.err ||
+wait_for 30 grep -qs "waiting for 'later' to hold a run, comparison, search or transfer" later.err ||
   fail "the watch of a missing folder did not say what it waits for: $(cat later.err)"
 kill -INT "$watch"
 rc=0
