@@ -9,6 +9,7 @@
 #include "base/json_fields.h"
 #include "base/parse.h"
 #include "lab/claims.h"
+#include "lab/compare.h"
 #include "lab/intervals.h"
 
 namespace tapir {
@@ -44,13 +45,6 @@ const Json& entry_for(const ClaimMeasure& m, const Json& list, const char* list_
   if (single != nullptr) return *single;
   fail("compare.json: no ", list_name, " entry for variant ", tapir::quoted(m.variant),
        " on split ", tapir::quoted(m.split), m.metric.empty() ? "" : " (metric " + m.metric + ")");
-}
-
-// The name a verdict line gives an entry's variant: its short name where
-// compare.json has one, as given before there were short names.
-const std::string& verdict_name(const Json& entry) {
-  const Json* label = entry.find("label");
-  return (label != nullptr ? *label : entry.at("variant")).as_string();
 }
 
 // The words in the last parentheses of the verdict line of `variant` whose
@@ -121,7 +115,7 @@ ClaimResult result_from_compare(const ClaimMeasure& m, const Json& compare) {
     r.lo = finite_or_none(ratio, "lo");
     r.hi = finite_or_none(ratio, "hi");
     if (m.field == "steps_ratio") {
-      r.detail = verdict_detail(compare, verdict_name(*entry), "steps to");
+      r.detail = verdict_detail(compare, shown_variant(*entry), "steps to");
     } else if (const Json* p = entry->find("spread_p"); p != nullptr && !p->is_null()) {
       char text[64];
       std::snprintf(text, sizeof text, "variance of log steps, permutation p = %.3f",
@@ -136,7 +130,7 @@ ClaimResult result_from_compare(const ClaimMeasure& m, const Json& compare) {
     r.value = finite_or_none(d, "difference");
     r.lo = finite_or_none(d, "lo");
     r.hi = finite_or_none(d, "hi");
-    r.detail = verdict_detail(compare, verdict_name(*entry), "on " + m.split + " at");
+    r.detail = verdict_detail(compare, shown_variant(*entry), "on " + m.split + " at");
   } else {
     fail("measure: field ", tapir::quoted(m.field),
          " is none that the runner reads (steps_ratio, spread_ratio, difference)");

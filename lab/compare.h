@@ -241,6 +241,10 @@ struct BaselineVerdict {
 // Any other name is its own short name. Where two different names would
 // get the same short name, both keep their full names.
 std::vector<std::string> variant_labels(const std::vector<VariantResult>& results);
+// The name a person reads of a compare.json entry (of `variants`,
+// `against_baseline` or `on_metric`): its `label`, or its `variant` in a
+// compare.json written before there were short names.
+const std::string& shown_variant(const Json& entry);
 
 // One per variant other than "baseline"; none without a baseline.
 std::vector<BaselineVerdict> compare_against_baseline(const std::vector<VariantResult>& results,

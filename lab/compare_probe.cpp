@@ -85,8 +85,9 @@ void report_layers(const std::vector<VariantResult>& results, const ProbeOptions
         table("layer", labels, results, m.layer_loss);
   md += "\nMonotone runs (every f_l < f_{l-1}):";
   Json j = Json::object();
+  const std::vector<std::string> names = variant_labels(results);
   for (size_t v = 0; v < results.size(); ++v) {
-    md += " " + variant_labels(results)[v] + " " + std::to_string(m.monotone[v]) + "/" +
+    md += " " + names[v] + " " + std::to_string(m.monotone[v]) + "/" +
           std::to_string(results[v].runs.size()) + (v + 1 < results.size() ? "," : "\n");
     Json rows = Json::array();
     for (const auto& seeds : m.layer_loss[v]) rows.push_back(mean_std_json(seeds));

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "base/json.h"
 #include "lab/compare.h"
 
 namespace tapir {
@@ -52,6 +53,11 @@ std::vector<std::string> variant_labels(const std::vector<VariantResult>& result
   for (size_t i = 0; i < labels.size(); ++i)
     if (clash.count(labels[i])) labels[i] = results[i].variant.name;
   return labels;
+}
+
+const std::string& shown_variant(const Json& entry) {
+  const Json* label = entry.find("label");
+  return (label != nullptr ? *label : entry.at("variant")).as_string();
 }
 
 }  // namespace tapir

@@ -178,10 +178,7 @@ std::string compare_section(const std::string& dir) {
     const Json* splits = j.find("splits");
     if (splits != nullptr && splits->size() > 0) split = splits->as_array().front().as_string();
     for (const Json& v : j.at("variants").as_array()) {
-      const Json* label = v.find("label");
-      variants.push_back({(label != nullptr ? *label : v.at("variant")).as_string(),
-                          {},
-                          v.find("pooled") != nullptr});
+      variants.push_back({shown_variant(v), {}, v.find("pooled") != nullptr});
       for (const Json& run : v.at("runs").as_array())
         variants.back().run_dirs.push_back(run.at("dir").as_string());
     }

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "lab/compare.h"
 #include "report/forest.h"
 #include "report/svg.h"
 
@@ -24,8 +25,7 @@ ForestPlot ratio_plot(const Json& against, const char* key, const char* verdict)
     ++index;
     const Json& r = v.at(key);
     ForestRow row;
-    const Json* label = v.find("label");
-    row.label = (label != nullptr ? *label : v.at("variant")).as_string();
+    row.label = shown_variant(v);
     row.note = v.at(verdict).as_string();
     row.color = svg_palette(index);
     if (r.at("ratio").is_number() && r.at("lo").is_number() && r.at("hi").is_number()) {

@@ -2,7 +2,8 @@
 // baseline: its steps ratio and, where compare.json has them, its spread
 // ratio, each a point on its 95% interval beside a dashed line at 1
 // (report/page.cpp draws it into the page).
-// Sits in report/, on base/ and report/svg.h.
+// Sits in report/, on lab/compare.h (the names of compare.json) and
+// report/forest.h.
 #pragma once
 #include <string>
 
