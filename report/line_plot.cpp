@@ -21,6 +21,11 @@ constexpr double kPlotLeft = 72, kPlotRight = 150, kPlotTop = 40, kPlotBottom = 
 const char* const kPlotColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                    "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
+// The colour of series k, cycling.
+const char* plot_color(size_t k) {
+  return kPlotColors[k % (sizeof kPlotColors / sizeof kPlotColors[0])];
+}
+
 std::string plot_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
@@ -95,7 +100,7 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
     bool drawn = false;
     for (size_t i = 0; i < series[k].x.size() && i < series[k].y.size(); ++i)
       drawn = drawn || usable(series[k].y[i]);
-    if (drawn) colors += std::string(colors.empty() ? "" : " ") + kPlotColors[k % 8];
+    if (drawn) colors += std::string(colors.empty() ? "" : " ") + plot_color(k);
   }
   put(svg, "<g class=\"panel\" data-colors=\"", colors, "\">\n");
   put(svg, "<rect class=\"plot-area\" x=\"", num(kPlotLeft), "\" y=\"", num(kPlotTop),
@@ -118,7 +123,7 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
 
   for (size_t k = 0; k < series.size(); ++k) {
     const PlotSeries& s = series[k];
-    const std::string color = kPlotColors[k % (sizeof kPlotColors / sizeof kPlotColors[0])];
+    const std::string color = plot_color(k);
     std::string points;
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
       if (!usable(s.y[i])) continue;
@@ -136,7 +141,7 @@ std::string svg_line_plot(const PlotSpec& spec, const std::vector<PlotSeries>& s
   // The legend, right of the plot area.
   svg += "<g class=\"legend\">\n";
   for (size_t k = 0; k < series.size(); ++k) {
-    const std::string color = kPlotColors[k % (sizeof kPlotColors / sizeof kPlotColors[0])];
+    const std::string color = plot_color(k);
     const double ly = kPlotTop + 10 + 18 * static_cast<double>(k);
     plot_line(svg, kPlotWidth - kPlotRight + 12, ly, kPlotWidth - kPlotRight + 32, ly, color, "2");
     plot_text(svg, kPlotWidth - kPlotRight + 38, ly + 4, "start", series[k].name);

@@ -51,13 +51,16 @@ struct PanelFrame {
   double sy(double y) const { return py + h - (y - ry.lo) / (ry.hi - ry.lo) * h; }
 };
 
+// A panel's margins around its plot area: for the tick labels (left), the
+// title (top) and the x-axis label (bottom).
+constexpr double kPanelLeft = 56, kPanelRight = 12, kPanelTop = 26, kPanelBottom = 40;
+
 // The frame of a panel with its top-left corner at (x0, y0): margins for
 // the title and the labels, ranges over every finite point and band.
 PanelFrame panel_frame(const SvgPanel& panel, double x0, double y0, const SvgLayout& layout) {
-  const double left = 56, right = 12, top = 26, bottom = 40;
   PanelFrame f;
-  f.w = layout.panel_width - left - right;
-  f.h = layout.panel_height - top - bottom;
+  f.w = layout.panel_width - kPanelLeft - kPanelRight;
+  f.h = layout.panel_height - kPanelTop - kPanelBottom;
   for (const SvgSeries& s : panel.series)
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
       if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) f.rx.add(s.x[i]), f.ry.add(s.y[i]);
@@ -69,8 +72,8 @@ PanelFrame panel_frame(const SvgPanel& panel, double x0, double y0, const SvgLay
   const double pad = 0.05 * (f.ry.hi - f.ry.lo);
   f.ry.lo -= pad;
   f.ry.hi += pad;
-  f.px = x0 + left;
-  f.py = y0 + top;
+  f.px = x0 + kPanelLeft;
+  f.py = y0 + kPanelTop;
   return f;
 }
 
@@ -145,41 +148,51 @@ void render_series(const SvgPanel& panel, const PanelFrame& f, std::string& out)
 // (about 6 px a character at font size 10).
 constexpr double kLegendLine = 14, kLegendSwatch = 26;
 
-double legend_entry_width(const SvgSeries& s) {
-  return kLegendSwatch + 6.0 * double(s.label.size()) + 14;
+// Where each labelled series' entry goes: its x from the panel's left edge
+// and its line (1, 2, ...), or line 0 for a series without a label.
+struct LegendSlot {
+  double x = 0;
+  int line = 0;
+};
+
+std::vector<LegendSlot> legend_slots(const SvgPanel& panel, const SvgLayout& layout) {
+  const double end = layout.panel_width - kPanelRight;
+  std::vector<LegendSlot> slots(panel.series.size());
+  double x = end;
+  int line = 0;
+  for (size_t k = 0; k < panel.series.size(); ++k) {
+    const SvgSeries& s = panel.series[k];
+    if (s.label.empty()) continue;
+    const double w = kLegendSwatch + 6.0 * double(s.label.size()) + 14;
+    if (x + w > end && x > kPanelLeft) x = kPanelLeft, ++line;
+    slots[k] = {x, line};
+    x += w;
+  }
+  return slots;
 }
 
 // The legend's lines in a panel of `layout` (0: no labelled series).
 int legend_lines(const SvgPanel& panel, const SvgLayout& layout) {
-  const double start = 56, end = layout.panel_width - 12;
   int lines = 0;
-  double x = end;
-  for (const SvgSeries& s : panel.series) {
-    if (s.label.empty()) continue;
-    const double w = legend_entry_width(s);
-    if (x + w > end && x > start) x = start, ++lines;
-    x += w;
-  }
+  for (const LegendSlot& slot : legend_slots(panel, layout)) lines = std::max(lines, slot.line);
   return lines;
 }
 
-void render_legend(const SvgPanel& panel, const PanelFrame& f, double x0, double y0,
-                   const SvgLayout& layout, std::string& out) {
-  const double end = x0 + layout.panel_width - 12;
-  double x = end, ly = y0 + layout.panel_height - kLegendLine / 2;
+void render_legend(const SvgPanel& panel, double x0, double y0, const SvgLayout& layout,
+                   std::string& out) {
+  const std::vector<LegendSlot> slots = legend_slots(panel, layout);
   put(out, "<g class=\"legend\">\n");
   for (size_t k = 0; k < panel.series.size(); ++k) {
     const SvgSeries& s = panel.series[k];
     if (s.label.empty()) continue;
-    const double w = legend_entry_width(s);
-    if (x + w > end && x > f.px) x = f.px, ly += kLegendLine;
+    const double x = x0 + slots[k].x;
+    const double ly = y0 + layout.panel_height - kLegendLine / 2 + kLegendLine * slots[k].line;
     const std::string color = svg_escape(s.color.empty() ? svg_palette(k) : s.color);
     put(out, "<line x1=\"", num(x), "\" y1=\"", num(ly), "\" x2=\"", num(x + kLegendSwatch - 8),
         "\" y2=\"", num(ly), "\" stroke=\"", color, "\" stroke-width=\"2\"",
         s.dashed ? " stroke-dasharray=\"5 3\"" : "", "/>\n");
     put(out, "<text x=\"", num(x + kLegendSwatch - 4), "\" y=\"", num(ly),
         "\" dominant-baseline=\"middle\" font-size=\"10\">", svg_escape(s.label), "</text>\n");
-    x += w;
   }
   out += "</g>\n";
 }
@@ -214,7 +227,7 @@ void render_panel(const SvgPanel& panel, size_t id, double x0, double y0, const 
   put(out, "<g clip-path=\"url(#", clip, ")\">\n");
   render_series(panel, f, out);
   out += "</g>\n";
-  render_legend(panel, f, x0, y0, layout, out);
+  render_legend(panel, x0, y0, layout, out);
   out += "</g>\n";
 }
 
