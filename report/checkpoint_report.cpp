@@ -14,6 +14,18 @@
 
 namespace tapir {
 
+namespace {
+
+// Where a plot goes: `svg` as given, or by default RUN/KIND_SPLIT.svg in the
+// run folder of the checkpoint.
+std::string plot_path(const std::string& svg, const std::string& checkpoint, const char* kind,
+                      const std::string& split) {
+  if (!svg.empty()) return svg;
+  return run_folder_of(checkpoint) + "/" + kind + "_" + split + ".svg";
+}
+
+}  // namespace
+
 int print_evaluation(const ModelRun& run, std::vector<std::string> splits, bool json) {
   const Evaluator evaluator = run.evaluator();
   const Task& task = *run.task;
@@ -72,12 +84,7 @@ int print_layer_profile(const ModelRun& run, const std::string& checkpoint,
     std::printf("%s", format_layer_table(p, metric, alpha).c_str());
   }
   if (o.svg != "none") {
-    std::string path = o.svg;
-    if (path.empty()) {
-      path = run_folder_of(checkpoint) + "/layers_";
-      path += o.split;
-      path += ".svg";
-    }
+    const std::string path = plot_path(o.svg, checkpoint, "layers", o.split);
     PlotSeries s{"loss", {}, p.loss, {}};
     for (size_t l = 0; l < p.loss.size(); ++l) s.x.push_back(double(l));
     refuse_output_over_inputs(path, run_input_files(checkpoint, run.config.arch_file));
@@ -124,12 +131,7 @@ int print_robustness(const ModelRun& run, const std::string& checkpoint,
       std::printf("noise %s\n%s", name.c_str(), format_robust_table(curve, metric).c_str());
   }
   if (o.svg != "none") {
-    std::string path = o.svg;
-    if (path.empty()) {
-      path = run_folder_of(checkpoint) + "/robust_";
-      path += o.split;
-      path += ".svg";
-    }
+    const std::string path = plot_path(o.svg, checkpoint, "robust", o.split);
     refuse_output_over_inputs(path, run_input_files(checkpoint, run.config.arch_file));
     write_svg_line_plot(path, {metric + " under input noise", "gamma", metric, false}, series);
     if (!o.json) std::printf("plot: %s\n", path.c_str());
