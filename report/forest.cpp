@@ -5,19 +5,18 @@
 #include <cstdio>
 
 #include "report/svg.h"
+#include "report/svg_writing.h"
 
 namespace tapir {
 
 namespace {
 
+using svg_writing::num;
+
 std::string fmt(const char* format, double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
-}
-
-std::string px_text(double v) {
-  return fmt("%.1f", v);
 }
 
 // Tick values for the axis over [lo, hi] (log10 units on a log axis).
@@ -85,55 +84,53 @@ std::string forest_svg(const ForestPlot& plot) {
   std::string colors;
   for (const ForestRow& r : plot.rows)
     if (usable(r.point)) colors += (colors.empty() ? "" : " ") + r.color;
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + px_text(width) +
-                    "\" height=\"" + px_text(height) +
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) +
+                    "\" height=\"" + num(height) +
                     "\" font-family=\"sans-serif\" role=\"img\">\n<g class=\"panel\" "
                     "data-colors=\"" +
                     svg_escape(colors) + "\">\n";
   if (!plot.title.empty())
     svg += "<text x=\"8\" y=\"16\" font-size=\"13\">" + svg_escape(plot.title) + "</text>\n";
-  svg += "<rect class=\"plot-area\" x=\"" + px_text(label_w) + "\" y=\"" + px_text(top) +
-         "\" width=\"" + px_text(plot_w) + "\" height=\"" + px_text(y_end - top) +
-         "\" fill=\"none\" stroke=\"#bbb\"/>\n";
+  svg += "<rect class=\"plot-area\" x=\"" + num(label_w) + "\" y=\"" + num(top) + "\" width=\"" +
+         num(plot_w) + "\" height=\"" + num(y_end - top) + "\" fill=\"none\" stroke=\"#bbb\"/>\n";
   // The axis: grid lines and tick labels below the rows.
   for (double t : forest_ticks(plot, lo, hi)) {
-    const std::string x = px_text(px(t));
-    svg += "<line x1=\"" + x + "\" y1=\"" + px_text(top) + "\" x2=\"" + x + "\" y2=\"" +
-           px_text(y_end + 4) + "\" stroke=\"" + (t == plot.null_value ? "#777" : "#e3e3e3") +
+    const std::string x = num(px(t));
+    svg += "<line x1=\"" + x + "\" y1=\"" + num(top) + "\" x2=\"" + x + "\" y2=\"" +
+           num(y_end + 4) + "\" stroke=\"" + (t == plot.null_value ? "#777" : "#e3e3e3") +
            "\" stroke-width=\"" + (t == plot.null_value ? "1.5" : "1") + "\"/>\n";
-    svg += "<text x=\"" + x + "\" y=\"" + px_text(y_end + 16) +
+    svg += "<text x=\"" + x + "\" y=\"" + num(y_end + 16) +
            "\" text-anchor=\"middle\" font-size=\"10\">" +
            fmt(log_axis ? "%gx" : ("%." + std::to_string(plot.decimals) + "f").c_str(), t) +
            "</text>\n";
   }
   if (!plot.x_label.empty())
-    svg += "<text x=\"" + px_text(label_w + plot_w / 2) + "\" y=\"" + px_text(y_end + 34) +
+    svg += "<text x=\"" + num(label_w + plot_w / 2) + "\" y=\"" + num(y_end + 34) +
            "\" text-anchor=\"middle\" font-size=\"11\">" + svg_escape(plot.x_label) + "</text>\n";
   if (plot.reference && usable(*plot.reference)) {
-    const std::string x = px_text(px(*plot.reference));
-    svg += "<line x1=\"" + x + "\" y1=\"" + px_text(top) + "\" x2=\"" + x + "\" y2=\"" +
-           px_text(y_end) + "\" stroke=\"#2166ac\" stroke-dasharray=\"4 3\"/>\n<text x=\"" + x +
-           "\" y=\"" + px_text(top - 4) +
-           "\" font-size=\"10\" fill=\"#2166ac\" text-anchor=\"middle\">" +
+    const std::string x = num(px(*plot.reference));
+    svg += "<line x1=\"" + x + "\" y1=\"" + num(top) + "\" x2=\"" + x + "\" y2=\"" + num(y_end) +
+           "\" stroke=\"#2166ac\" stroke-dasharray=\"4 3\"/>\n<text x=\"" + x + "\" y=\"" +
+           num(top - 4) + "\" font-size=\"10\" fill=\"#2166ac\" text-anchor=\"middle\">" +
            svg_escape(plot.reference_label) + "</text>\n";
   }
   for (size_t i = 0; i < plot.rows.size(); ++i) {
     const ForestRow& r = plot.rows[i];
     const double y = top + row_h * (double(i) + 0.5);
-    svg += "<text class=\"forest-label\" x=\"" + px_text(label_w - 8) + "\" y=\"" + px_text(y + 4) +
+    svg += "<text class=\"forest-label\" x=\"" + num(label_w - 8) + "\" y=\"" + num(y + 4) +
            "\" font-size=\"12\" text-anchor=\"end\">" + svg_escape(r.label) + "</text>\n";
     if (usable(r.lo) && usable(r.hi))
-      svg += "<line x1=\"" + px_text(px(r.lo)) + "\" y1=\"" + px_text(y) + "\" x2=\"" +
-             px_text(px(r.hi)) + "\" y2=\"" + px_text(y) + "\" stroke=\"" + svg_escape(r.color) +
+      svg += "<line x1=\"" + num(px(r.lo)) + "\" y1=\"" + num(y) + "\" x2=\"" + num(px(r.hi)) +
+             "\" y2=\"" + num(y) + "\" stroke=\"" + svg_escape(r.color) +
              "\" stroke-width=\"3\"/>\n";
     if (usable(r.point))
-      svg += "<circle cx=\"" + px_text(px(r.point)) + "\" cy=\"" + px_text(y) +
-             "\" r=\"5\" fill=\"" + svg_escape(r.color) + "\"><title>" +
+      svg += "<circle cx=\"" + num(px(r.point)) + "\" cy=\"" + num(y) + "\" r=\"5\" fill=\"" +
+             svg_escape(r.color) + "\"><title>" +
              svg_escape(r.tooltip.empty() ? r.label + ": " + r.note : r.tooltip) +
              "</title></circle>\n";
     if (!r.note.empty())
-      svg += "<text class=\"forest-note\" x=\"" + px_text(label_w + plot_w + 10) + "\" y=\"" +
-             px_text(y + 4) + "\" font-size=\"11\">" + svg_escape(r.note) + "</text>\n";
+      svg += "<text class=\"forest-note\" x=\"" + num(label_w + plot_w + 10) + "\" y=\"" +
+             num(y + 4) + "\" font-size=\"11\">" + svg_escape(r.note) + "</text>\n";
   }
   return svg + "</g>\n</svg>\n";
 }

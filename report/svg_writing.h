@@ -1,5 +1,6 @@
 // What the SVG writers of report/ share: appending pieces and writing
-// coordinates. Inline, for report/svg.cpp and report/line_plot.cpp.
+// coordinates. Inline, for report/svg.cpp, report/line_plot.cpp and
+// report/forest.cpp.
 #pragma once
 #include <cstdio>
 #include <string>
