@@ -118,7 +118,7 @@ Json measure_to_json(const ClaimMeasure& m) {
 ClaimResult result_from_json(const Json& j) {
   check_keys(j, "result",
              {"value", "lo", "hi", "interval", "searches", "seeds", "status", "detail", "budget",
-              "wall_s", "commit", "date", "source"});
+              "wall_s", "commit", "date", "source", "tuned", "compute"});
   ClaimResult r;
   r.value = number_of(j, "value");
   r.lo = number_of(j, "lo");
@@ -134,6 +134,8 @@ ClaimResult result_from_json(const Json& j) {
   r.commit = optional_text(j, "commit");
   r.date = optional_text(j, "date");
   r.source = optional_text(j, "source");
+  r.tuned = optional_text(j, "tuned");
+  r.compute = optional_text(j, "compute");
   return r;
 }
 
@@ -152,6 +154,8 @@ Json result_to_json(const ClaimResult& r) {
   j.set("commit", text_json(r.commit));
   j.set("date", text_json(r.date));
   j.set("source", text_json(r.source));
+  if (!r.tuned.empty()) j.set("tuned", r.tuned);
+  if (!r.compute.empty()) j.set("compute", r.compute);
   return j;
 }
 
@@ -353,6 +357,13 @@ std::string claim_here_text(const ClaimRecord& r) {
   text += ", n " + n_text(res);
   if (!res.detail.empty()) text += "; " + res.detail;
   return text;
+}
+
+std::string claim_tuning_text(const ClaimRecord& r) {
+  if (!r.result) return "-";
+  const ClaimResult& res = *r.result;
+  return (res.tuned.empty() ? "untuned: one setting for both arms" : res.tuned) + "; " +
+         (res.compute.empty() ? "cost not recorded" : res.compute);
 }
 
 std::string claim_line(const ClaimRecord& r) {

@@ -56,6 +56,11 @@ struct ClaimResult {
   std::string commit;  // "" when not known
   std::string date;
   std::string source;  // where the full table is
+  // What the arms were tuned against (`tapir compare --tune`, lab/tune.h;
+  // "" when neither was: one setting for both) and what each cost in model
+  // FLOPs (lab/arm_cost.h; "" when not recorded).
+  std::string tuned;
+  std::string compute;
 };
 
 struct ClaimRecord {
@@ -169,6 +174,10 @@ ClaimResult result_from_robust_summary(const ClaimMeasure& measure, const Json& 
 // The table's "here" cell: the statistic, its figure and interval, n and
 // the detail; the reason where the claim is not testable here.
 std::string claim_here_text(const ClaimRecord& record);
+// The table's "tuned against; cost" cell: what the arms were tuned against
+// (or "untuned: one setting for both arms") and their compute ("cost not
+// recorded" for rows measured before it was); "-" without a result.
+std::string claim_tuning_text(const ClaimRecord& record);
 // One line for a terminal: "ID | claim | paper | here | status".
 std::string claim_line(const ClaimRecord& record);
 

@@ -72,6 +72,66 @@ std::optional<double> finite_or_none(const Json& j, const char* key) {
   return v->as_double();
 }
 
+// compare.json's entry of the variant named `name`, or null.
+const Json* variant_entry(const Json& compare, const std::string& name) {
+  for (const Json& v : compare.at("variants").as_array())
+    if (v.at("variant").as_string() == name) return &v;
+  return nullptr;
+}
+
+// "lr=3e-3", or for a pooled variant each part's choice: "lr=1e-3, lr=3e-3".
+std::string chosen_text(const Json& compare, const Json& variant) {
+  if (const Json* t = variant.find("tuning")) return t->at("chosen_text").as_string();
+  const Json* parts = variant.find("pooled");
+  if (parts == nullptr) return "untuned";
+  std::string text;
+  for (const Json& part : parts->as_array()) {
+    const Json* v = variant_entry(compare, part.as_string());
+    text += (text.empty() ? "" : ", ") + (v == nullptr ? "?" : chosen_text(compare, *v));
+  }
+  return text;
+}
+
+// "6.1e13 (searches 4.0e13, tuning 1.5e13)".
+std::string cost_text(const Json& variant) {
+  const Json* c = variant.find("compute");
+  if (c == nullptr) return "";
+  std::string text = flops_text(c->at("flops").as_double());
+  std::string parts;
+  for (const char* kind : {"searches", "tuning"})
+    if (const Json* w = c->find(kind); w != nullptr && w->at("count").as_int() > 0)
+      parts += (parts.empty() ? "" : ", ") + std::string(kind) + " " +
+               flops_text(w->at("flops").as_double());
+  return parts.empty() ? text : text + " (" + parts + ")";
+}
+
+// What the measured variant and the baseline were tuned against, and their
+// compute, from the variants of compare.json (lab/tune.h, lab/arm_cost.h).
+void add_tuning_and_compute(const Json& compare, const std::string& measured, ClaimResult& r) {
+  const Json* variant = variant_entry(compare, measured);
+  const Json* base = variant_entry(compare, "baseline");
+  if (variant == nullptr || base == nullptr) return;
+  const std::string label = shown_variant(*variant), base_label = shown_variant(*base);
+  if (const Json* t = base->find("tuning")) {
+    std::string grid;
+    for (const auto& [key, values] : t->at("grid").as_object()) {
+      std::string list;
+      for (const Json& v : values.as_array()) list += (list.empty() ? "" : "/") + v.as_string();
+      grid += (grid.empty() ? "" : ", ") + key + " " + list;
+    }
+    r.tuned = "both tuned on arch (" + grid + "; " +
+              std::to_string(t->at("seeds").as_array().size()) + " seeds): " + base_label + " " +
+              chosen_text(compare, *base) + "; " + label + " " + chosen_text(compare, *variant);
+  }
+  const std::string cost = cost_text(*variant), base_cost = cost_text(*base);
+  if (cost.empty() || base_cost.empty()) return;
+  char ratio[32];
+  std::snprintf(
+      ratio, sizeof ratio, "%.2fx",
+      variant->at("compute").at("flops").as_double() / base->at("compute").at("flops").as_double());
+  r.compute = "FLOPs " + label + " " + cost + ", " + base_label + " " + base_cost + ": " + ratio;
+}
+
 }  // namespace
 
 std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string& path) {
@@ -141,6 +201,7 @@ ClaimResult result_from_compare(const ClaimMeasure& m, const Json& compare) {
   r.seeds = static_cast<int>(entry->at("seeds").as_int());
   r.interval = "95% CI";
   r.status = status_by_rule(m, r);
+  add_tuning_and_compute(compare, entry->at("variant").as_string(), r);
   return r;
 }
 

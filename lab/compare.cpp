@@ -59,6 +59,8 @@ SeedRun read_run(const std::string& dir, const std::vector<double>& thresholds) 
     const int64_t step = j.at("step").as_int();
     const double seconds = j.at("wall_s").as_double();
     split.accuracy.push_back({step, j.at("accuracy").as_double(), seconds});
+    r.steps_done = std::max(r.steps_done, step);
+    r.wall_s = std::max(r.wall_s, seconds);
     split.loss.push_back({step, j.at("loss").as_double(), seconds});
     const Json* bits = j.find("bits_per_byte");
     split.final_bits_per_byte = bits != nullptr && bits->is_number()
@@ -176,7 +178,11 @@ VariantResult read_variant(const Variant& variant, const std::vector<PlannedRun>
     run.seed = planned.config.seed;
     read.push_back(std::move(run));
   }
-  return summarise_variant(variant, std::move(read), thresholds);
+  const WorkCost cost = runs_cost(runs, read);
+  VariantResult r = summarise_variant(variant, std::move(read), thresholds);
+  r.compute.runs = cost;
+  if (!runs.empty()) r.compute.searches = search_cost(runs.front().config.arch_file);
+  return r;
 }
 
 std::vector<TrainConfig> check_variants(const CompareOptions& options,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/arm_cost.h"
 #include "lab/intervals.h"
 #include "lab/progress.h"
 #include "lab/run_jobs.h"
@@ -47,6 +48,8 @@ struct SplitRun {
 struct SeedRun {
   uint64_t seed = 0;
   std::string dir;
+  int64_t steps_done = 0;  // the last logged evaluation's step
+  double wall_s = 0;       // and its wall seconds
   std::string build;             // the build that finished it ("" if not recorded)
   std::string group_by;          // "length", ...; empty when the task has no groups
   std::vector<SplitRun> splits;  // in the task's order: the first is "test"
@@ -87,6 +90,10 @@ struct VariantResult {
   // run the index of the one it came from; empty otherwise.
   std::vector<std::string> pooled;
   std::vector<int> part_of_run;
+  // What it cost (its parts' sum for a pooled variant), and how its
+  // settings were tuned (lab/tune.h; null when they were not).
+  ArmCost compute;
+  Json tuning;
   // The first split ("test"): what a comparison is decided on, at thresholds[0].
   const SplitSummary& first() const { return splits.front(); }
 };

@@ -26,8 +26,17 @@ int run_compare_job(CompareJob job, const ApplyVariant& apply_variant) {
   check_new_or_owned(out, "comparison folder");  // before anything is written
   const auto lock =
       lock_for_job(out, "comparison folder", {"compare.md", "compare.json", "report.html"});
+  TunedVariants tuned;
+  if (job.tune.enabled()) {
+    tuned = tune_variants(c, apply_variant, job.tune, tune_goal(job.verdicts, c.thresholds));
+    c.variants = tuned.variants;
+  }
   std::vector<VariantResult> results = run_compare(c, apply_variant);
-  if (!dist::is_root()) return 0;  // rank 0 probes and writes the tables
+  if (!dist::is_root()) return 0;
+  for (size_t k = 0; k < tuned.records.size(); ++k) {
+    results[k].tuning = tuned.records[k];
+    results[k].compute.tuning = tuned.costs[k];
+  }  // rank 0 probes and writes the tables
   job.probe.threads = c.base.threads;
   const ProbeReport probe = probe_compare(results, job.probe);
   std::vector<VariantResult> pools = pool_named(results);
@@ -35,6 +44,8 @@ int run_compare_job(CompareJob job, const ApplyVariant& apply_variant) {
   for (VariantResult& pool : pools) results.push_back(std::move(pool));
   std::string table = compare_table_markdown(results, c.thresholds, job.verdicts);
   table += probe.markdown;
+  table += tuning_markdown(results);
+  table += compute_markdown(results);
   Json json = parse_json(compare_json(results, c.thresholds, job.verdicts));
   if (!probe.markdown.empty()) json.set("probes", probe.json);
   write_file_atomic(out + "/compare.md", table);

@@ -10,6 +10,7 @@
 
 #include "lab/compare.h"
 #include "lab/compare_probe.h"
+#include "lab/tune.h"
 
 namespace tapir {
 
@@ -18,6 +19,7 @@ struct CompareJob {
   std::vector<std::string> arch_files;       // --arch-file: several pool their runs into one row
   std::vector<VerdictSpec> verdicts;         // none: default_verdicts
   ProbeOptions probe;                        // gammas from `gamma`, threads from the base config
+  TuneOptions tune;                          // --tune: each variant tuned on arch first
   std::string gamma = "0,0.25,0.5,1,1.5,2";  // the probes' noise strengths, comma-separated
   std::string note;                          // the settings note, printed first ("": none)
   bool quiet = false;

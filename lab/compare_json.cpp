@@ -155,6 +155,8 @@ std::string compare_json(const std::vector<VariantResult>& results,
       runs.push_back(j);
     }
     v.set("runs", runs);
+    v.set("compute", arm_cost_json(r.compute));
+    if (!r.tuning.is_null()) v.set("tuning", r.tuning);
     variants.push_back(v);
   }
   root.set("variants", variants);

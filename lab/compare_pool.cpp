@@ -57,6 +57,7 @@ VariantResult pool_variants(const std::string& name,
   VariantResult r =
       summarise_variant(Variant{name, {}, {}}, std::move(runs), parts.front()->thresholds);
   r.pooled = std::move(pooled);
+  for (const VariantResult* part : parts) r.compute.add(part->compute);
   r.part_of_run = std::move(part_of_run);
   // The intervals again, parts first, then seeds (the same streams as
   // summarise_variant's).

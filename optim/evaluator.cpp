@@ -12,7 +12,11 @@
 namespace tapir {
 
 EvalSettings eval_settings(const TrainConfig& config) {
-  return EvalSettings{config.eval_batch, config.eval_limit};
+  EvalSettings settings;
+  settings.batch = config.eval_batch;
+  settings.limit = config.eval_limit;
+  if (config.eval_on == EvalOn::arch) settings.splits = {"arch"};
+  return settings;
 }
 
 Evaluator::Evaluator(Transformer& model, const Task& task, Device device, EvalSettings settings)
@@ -99,7 +103,9 @@ EvalResult Evaluator::evaluate_split_over_ranks(const std::string& split) const 
 
 std::vector<EvalResult> Evaluator::evaluate() const {
   std::vector<EvalResult> results;
-  for (const std::string& split : task_->eval_splits()) results.push_back(evaluate_split(split));
+  const std::vector<std::string> splits =
+      settings_.splits.empty() ? task_->eval_splits() : settings_.splits;
+  for (const std::string& split : splits) results.push_back(evaluate_split(split));
   return results;
 }
 

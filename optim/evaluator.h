@@ -30,8 +30,12 @@ struct EvalSettings {
   // on rank k mod N), and every rank ends with the tally of one process,
   // bit for bit. Every rank must then make the same calls.
   bool over_ranks = false;
+  // The splits evaluate() evaluates, in order; empty: the task's evaluation
+  // splits.
+  std::vector<std::string> splits;
 };
-// A run's settings: config.eval_batch and config.eval_limit.
+// A run's settings: config.eval_batch and config.eval_limit, and the arch
+// split alone under eval_on arch.
 EvalSettings eval_settings(const TrainConfig& config);
 
 class Evaluator {
@@ -40,7 +44,7 @@ class Evaluator {
   Evaluator(Transformer& model, const Task& task, Device device, EvalSettings settings = {});
 
   EvalResult evaluate_split(const std::string& split) const;
-  // Every evaluation split of the task, in its order.
+  // Every evaluation split of the task, in its order (or settings().splits).
   std::vector<EvalResult> evaluate() const;
 
   // The loop under every evaluation: the first settings().limit examples of

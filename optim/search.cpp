@@ -239,6 +239,7 @@ double Search::evaluate_models(int active_models) {
 
 void Search::finish() {
   outcome_.steps = step_;
+  outcome_.wall_s = wall_offset_ + now_seconds() - wall_start_;
   outcome_.knot_abs_max = functions_->knot_abs_max();
   if (pool_.writes_shared()) folder_.save_result(architecture(), outcome_);
 }

@@ -90,6 +90,7 @@ std::string SearchOutcome::verdict() const {
 Json SearchOutcome::to_json() const {
   Json j = Json::object();
   j.set("steps", steps);
+  if (wall_s >= 0) j.set("wall_s", wall_s);
   j.set("untrained_mean_test_accuracy", untrained_accuracy);
   j.set("final_mean_test_accuracy", final_accuracy);
   j.set("knot_abs_max", knot_abs_max);
@@ -102,6 +103,7 @@ SearchOutcome SearchOutcome::from_json(const Json& j) {
   SearchOutcome o;
   JsonFieldReader::read(j, "", [&](JsonFieldReader& f) {
     f.required("steps", o.steps);
+    f.optional("wall_s", o.wall_s);
     f.required("untrained_mean_test_accuracy", o.untrained_accuracy);
     f.required("final_mean_test_accuracy", o.final_accuracy);
     f.required("knot_abs_max", o.knot_abs_max);

@@ -123,6 +123,9 @@ struct SearchOutcome {
   // code reports: with --stagger it starts at step 0); -1 when unknown
   // (search_result.json written before it was recorded).
   double model0_accuracy = -1;
+  // The search's wall seconds, its resumes' included; -1 when unknown
+  // (search_result.json written before it was recorded).
+  double wall_s = -1;
   // final_accuracy below a tenth of the way from untrained to perfect.
   bool near_chance() const;
   // One line: "the models reached mean test accuracy 0.98 (untrained 0.02)"

@@ -20,6 +20,8 @@ void TrainConfig::validate() const {
               schedule.base_lr);
   schedule.check(schedule.total > 0 ? schedule.total : steps, "");
   TAPIR_CHECK(!arch_trainable || !arch_file.empty(), "arch-trainable needs an arch file (--arch)");
+  TAPIR_CHECK(eval_on != EvalOn::arch || train_on == TrainOn::train,
+              "eval-on arch needs train-on train: on all of D the arch split is training data");
   optimizer.validate();
   constraint.validate(model.layers);
 }

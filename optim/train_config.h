@@ -28,6 +28,18 @@ struct Names<TrainOn> {
                                                               {TrainOn::train, "train"}};
 };
 
+// What a run's evaluations score: the task's evaluation splits (test
+// first), or the held-out arch split alone. A setting tuned on arch
+// (`tapir compare --tune`, lab/tune.h) is chosen without a look at test;
+// such a run trains on the train split, so arch stays out of its data.
+enum class EvalOn { task, arch };
+template <>
+struct Names<EvalOn> {
+  static constexpr const char* what = "evaluation splits";
+  static constexpr std::pair<EvalOn, const char*> table[] = {{EvalOn::task, "task"},
+                                                             {EvalOn::arch, "arch"}};
+};
+
 // The named protocol (tools/protocols.h) that set some of a run's flags:
 // its name and what it set, as "--flag value" ("--opt arch-frac=0" for a
 // task option); the flags themselves are in the rest of the config. "none"
@@ -63,6 +75,7 @@ struct TrainConfig {
   std::string arch_file;            // learned functions to use (nn/architecture.h); empty: none
   bool arch_trainable = false;      // keep training them (default: frozen)
   TrainOn train_on = TrainOn::all;  // a config.json without the field: train
+  EvalOn eval_on = EvalOn::task;    // arch: evaluate the held-out arch split alone
   ProtocolRecord protocol;          // what set its flags, if anything
 
   void validate() const;
@@ -107,6 +120,7 @@ struct TrainConfig {
     f.optional("arch_file", c.arch_file);
     f.optional("arch_trainable", c.arch_trainable);
     f.optional("train_on", c.train_on);  // absent before it existed: the train split
+    f.optional("eval_on", c.eval_on);    // absent before it existed: the task's splits
     f.optional("protocol", c.protocol);  // absent before protocols: none
   }
 };

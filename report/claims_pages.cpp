@@ -170,7 +170,10 @@ std::string render_claims_markdown(const std::vector<ClaimRecord>& records) {
       "[claims/README.md](../claims/README.md), never typed: reproduced (the interval leaves no "
       "effect on the claimed side and reaches the paper's figure), in direction only, not "
       "reproduced (undecided, and short of the paper's figure), reversed, inconclusive; "
-      "\"(judged)\" marks the few rows no interval decides. `tapir claims run ID` re-measures a "
+      "\"(judged)\" marks the few rows no interval decides. *Tuned against* says whether both "
+      "arms ran at one setting or each was tuned on a held-out split first (`tapir compare "
+      "--tune`), and *cost* the model FLOPs each arm spent, searches and tuning included. `tapir "
+      "claims run ID` re-measures a "
       "row that has an experiment and rewrites its record; the last table gives each row's "
       "command and wall time on 2 cores, and [claims.html](claims.html) draws every claim as a "
       "forest plot. The narrative and full tables are in [experiments.md](experiments.md) and "
@@ -181,14 +184,17 @@ std::string render_claims_markdown(const std::vector<ClaimRecord>& records) {
     if (r.paper != paper) {
       paper = r.paper;
       md += "\n## " + paper + "\n\n";
-      md += "| id | claim | paper | here | status | setting here vs paper | protocol |\n";
-      md += "|---|---|---|---|---|---|---|\n";
+      md +=
+          "| id | claim | paper | here | status | tuned against; cost | setting here vs paper "
+          "| protocol |\n";
+      md += "|---|---|---|---|---|---|---|---|\n";
     }
     std::string status = "**" + shown_status(r) + "**";
     if (r.measure && r.measure->rule == "judged") status += " (judged)";
     md += "| [" + r.id + "](../claims/records/" + r.id + ".json) | " + md_cell(r.claim) + " | " +
           md_cell(r.paper_figure) + " (" + r.paper_source + ") | " + md_cell(claim_here_text(r)) +
-          " | " + status + " | " + md_cell(r.setting) + " | " + md_cell(r.protocol) + " |\n";
+          " | " + status + " | " + md_cell(claim_tuning_text(r)) + " | " + md_cell(r.setting) +
+          " | " + md_cell(r.protocol) + " |\n";
   }
   md += "\n## How each row was measured\n\n";
   md += "| id | command | wall time | build | date | full tables |\n|---|---|---|---|---|---|\n";
@@ -227,11 +233,13 @@ std::string render_claims_html(const std::vector<ClaimRecord>& records) {
   for (const Group& g : plot_groups(records)) {
     html += "<section><h2>" + html_text(g.number + ": " + g.claim) + "</h2>\n" + forest_plot(g) +
             "\n<table><tr><th>id</th>"
-            "<th>paper</th><th>here</th><th>status</th><th>setting here vs paper</th></tr>\n";
+            "<th>paper</th><th>here</th><th>status</th><th>tuned against; cost</th>"
+            "<th>setting here vs paper</th></tr>\n";
     for (const ClaimRecord* r : g.rows)
       html += "<tr><td>" + html_text(r->id) + "</td><td>" + html_text(r->paper_figure) +
               "</td><td>" + html_text(claim_here_text(*r)) + "</td><td class=\"status\">" +
-              html_text(shown_status(*r)) + "</td><td>" + html_text(r->setting) + "</td></tr>\n";
+              html_text(shown_status(*r)) + "</td><td>" + html_text(claim_tuning_text(*r)) +
+              "</td><td>" + html_text(r->setting) + "</td></tr>\n";
     html += "</table></section>\n";
   }
   html +=

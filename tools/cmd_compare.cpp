@@ -18,6 +18,7 @@ struct CompareCommandOptions {
   std::string threshold = "0.99";
   std::string protocol = default_protocol();
   std::vector<std::string> verdicts;
+  std::vector<std::string> tune;  // KEY=V1,V2,...
 };
 
 Command add_compare_command(CLI::App& app) {
@@ -45,6 +46,14 @@ Command add_compare_command(CLI::App& app) {
                   "(repeatable): steps (to the first threshold: faster or slower), accuracy or "
                   "bits-per-byte (final: higher or lower); default steps on the first split, "
                   "and accuracy on test_long where the task has it");
+  cmd->add_option("--tune", o->tune,
+                  "Tune every variant first: KEY=V1,V2,... (repeatable; a grid over lr, "
+                  "weight-decay, schedule, warmup, ...), each point trained on the train split "
+                  "with --tune-seeds seeds of its own and scored on the held-out arch split by "
+                  "the first verdict's metric; the best point's settings then run the --seeds");
+  cmd->add_option("--tune-seeds", o->job.tune.seeds, "Seeds per point of the --tune grid")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
   cmd->add_flag("--quiet", o->job.quiet, "Print only the table");
   add_protocol_option(*cmd, o->protocol);
   // The probes run on every run after training (lab/compare_probe.h).
@@ -86,6 +95,8 @@ Command add_compare_command(CLI::App& app) {
             c.thresholds = parse_thresholds(o->threshold);
             for (const std::string& text : o->verdicts)
               job.verdicts.push_back(parse_option("--verdict", text, parse_verdict_spec));
+            for (const std::string& text : o->tune) job.tune.axes.push_back(parse_tune_axis(text));
+            check_tune_axes(job.tune.axes);
             return run_compare_job(std::move(job), apply_variant);
           },
           Ranks::several};

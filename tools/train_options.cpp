@@ -184,6 +184,10 @@ void add_loop_options(CLI::App& cmd, TrainConfig& c) {
   add_name_option(cmd, "--train-on", c.train_on,
                   "Training data: all of D (the train and arch splits) or the train split alone")
       ->group(loop);
+  add_name_option(cmd, "--eval-on", c.eval_on,
+                  "What evaluations score: the task's splits (test first) or the held-out arch "
+                  "split alone (needs --train-on train; how --tune scores a setting)")
+      ->group(loop);
   add_threads_option(cmd, c.threads)->group(loop);
   add_device_option(cmd, c.device, "Where to train")->group(loop);
 }
