@@ -74,7 +74,9 @@ std::optional<double> finite_or_none(const Json& j, const char* key) {
 
 // compare.json's entry of the variant named `name`, or null.
 const Json* variant_entry(const Json& compare, const std::string& name) {
-  for (const Json& v : compare.at("variants").as_array())
+  const Json* variants = compare.find("variants");
+  if (variants == nullptr) return nullptr;
+  for (const Json& v : variants->as_array())
     if (v.at("variant").as_string() == name) return &v;
   return nullptr;
 }

@@ -226,6 +226,55 @@ TEST_CASE("result_from_compare reads the pooled searches' interval, n and detail
       "compare.json: no on_metric entry for variant 'arch' on split 'test' (metric accuracy)");
 }
 
+TEST_CASE("result_from_compare says what each arm was tuned against and what it cost") {
+  // The baseline and two searches, each tuned (lab/tune.h), and the pooled
+  // row, whose compute is its parts' sum (lab/arm_cost.h).
+  const auto tuning = [](const char* chosen) {
+    return std::string(R"({"grid": {"lr": ["1e-3", "3e-3"]}, "seeds": [500000, 500001],
+      "chosen_text": ")") +
+           chosen + "\"}";
+  };
+  const auto compute = [](double flops, double searches, double tune) {
+    return R"({"flops": )" + std::to_string(flops) + R"(, "runs": {"count": 3, "flops": 1},
+      "searches": {"count": )" +
+           (searches > 0 ? "1" : "0") + R"(, "flops": )" + std::to_string(searches) +
+           R"(}, "tuning": {"count": 4, "flops": )" + std::to_string(tune) + "}}";
+  };
+  const Json compare = parse_json(
+      R"({"variants": [
+      {"variant": "baseline", "label": "baseline", "tuning": )" +
+      tuning("lr=3e-3") + R"(, "compute": )" + compute(2e12, 0, 1.5e12) + R"(},
+      {"variant": "arch:s0/arch.safetensors", "label": "s0", "tuning": )" +
+      tuning("lr=1e-3") + R"(, "compute": )" + compute(3e12, 1e12, 1.5e12) + R"(},
+      {"variant": "arch:s1/arch.safetensors", "label": "s1", "tuning": )" +
+      tuning("lr=3e-3") + R"(, "compute": )" + compute(3e12, 1e12, 1.5e12) + R"(},
+      {"variant": "arch: 2 searches", "label": "arch: 2 searches",
+       "pooled": ["arch:s0/arch.safetensors", "arch:s1/arch.safetensors"],
+       "compute": )" +
+      compute(6e12, 2e12, 3e12) + R"(}],
+    "against_baseline": [
+      {"variant": "arch: 2 searches", "split": "test", "seeds": 3, "searches": 2,
+       "steps_ratio": {"ratio": 0.9, "lo": 0.5, "hi": 1.2}}]})");
+  ClaimMeasure m = steps_measure();
+  m.experiment = "add";
+  m.field = "steps_ratio";
+  m.variant = "arch";
+  m.split = "test";
+  const ClaimResult r = result_from_compare(m, compare);
+  CHECK(r.tuned ==
+        "both tuned on arch (lr 1e-3/3e-3; 2 seeds): baseline lr=3e-3; arch: 2 searches lr=1e-3, "
+        "lr=3e-3");
+  CHECK(r.compute ==
+        "FLOPs arch: 2 searches 6e+12 (searches 2e+12, tuning 3e+12), baseline 2e+12 (tuning "
+        "1.5e+12): 3.00x");
+  // Both survive a record's round trip, and the table shows them.
+  ClaimRecord record = record_with(m, r);
+  const ClaimRecord back = claim_from_json(claim_to_json(record));
+  CHECK(back.result->tuned == r.tuned);
+  CHECK(back.result->compute == r.compute);
+  CHECK(claim_tuning_text(back) == r.tuned + "; " + r.compute);
+}
+
 TEST_CASE("result_from_robust_summary follows a dotted path to a paired difference") {
   const Json summary = parse_json(R"json({"split": "test_long", "seeds": 10,
     "monotone": {"erm": 2, "descent": 10,
@@ -291,9 +340,11 @@ TEST_CASE("the renderer: one row per record, a tally, the README's markers") {
   records[1].id = "T1-two";
   records[1].setting = "with a | bar";
   const std::string md = render_claims_markdown(records);
-  CHECK(md.find("| [T1-test](../claims/records/T1-test.json) | splines converge faster | 2-3x "
-                "fewer steps (paper) | median steps to 90%, splines over GeLU: 1.18x [1.00, "
-                "1.33], n 3 x 3 | **not reproduced** | small | authors |") != std::string::npos);
+  CHECK(
+      md.find("| [T1-test](../claims/records/T1-test.json) | splines converge faster | 2-3x "
+              "fewer steps (paper) | median steps to 90%, splines over GeLU: 1.18x [1.00, "
+              "1.33], n 3 x 3 | **not reproduced** | untuned: one setting for both arms; cost not "
+              "recorded | small | authors |") != std::string::npos);
   CHECK(md.find("with a \\| bar") != std::string::npos);
   const std::string tally = render_claims_tally(records);
   CHECK(tally ==
