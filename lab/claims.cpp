@@ -63,7 +63,7 @@ Json text_json(const std::string& text) {
 ClaimMeasure measure_from_json(const Json& j) {
   check_keys(j, "measure",
              {"statistic", "better", "null", "size", "rule", "format", "decimals", "experiment",
-              "against", "field", "variant", "split", "metric"});
+              "against", "versus", "field", "variant", "split", "metric"});
   ClaimMeasure m;
   m.statistic = text_of(j, "statistic", "measure");
   const std::string better = text_of(j, "better", "measure");
@@ -83,6 +83,7 @@ ClaimMeasure measure_from_json(const Json& j) {
   TAPIR_CHECK(m.decimals >= 0 && m.decimals <= 6, "measure: decimals must be 0 to 6");
   m.experiment = optional_text(j, "experiment");
   m.against = optional_text(j, "against");
+  m.versus = optional_text(j, "versus");
   TAPIR_CHECK(m.experiment.empty() || m.rule != "judged",
               "measure: a claim the runner measures is read by rule effect or bound, not judged");
   m.field = optional_text(j, "field");
@@ -107,6 +108,7 @@ Json measure_to_json(const ClaimMeasure& m) {
   if (!m.experiment.empty()) {
     j.set("experiment", m.experiment);
     if (!m.against.empty()) j.set("against", m.against);
+    if (!m.versus.empty()) j.set("versus", m.versus);
     j.set("field", m.field);
     j.set("variant", m.variant);
     j.set("split", m.split);

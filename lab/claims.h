@@ -38,6 +38,10 @@ struct ClaimMeasure {
   // field "between": the difference of a final metric between this
   // experiment's searches and those of `against` (another experiment).
   std::string against;
+  // "versus": the difference of a final metric between the variant and
+  // another of the same comparison (a control, lab/arch_controls.h), its
+  // runs paired by search and seed (result_versus).
+  std::string versus;
   std::string field;
   std::string variant;
   std::string split;
@@ -137,6 +141,12 @@ struct ClaimExperiment {
   bool search = true;  // Stage I before the comparison: the file has "search"
   std::vector<std::string> search_flags;
   std::vector<std::string> compare_flags;
+  // The searches of another experiment to use instead of running its own
+  // ("": its own), and the controls of each search's functions to compare
+  // beside them (lab/arch_controls.h: gelu, scaled-gelu, rough), each
+  // kind's runs over the searches pooled as one row "control-KIND".
+  std::string searches_from;
+  std::vector<std::string> controls;
   ClaimBudget full, quick;
 
   // The keys of its object in claims/experiments.json (base/json_fields.h).
@@ -152,6 +162,8 @@ struct ClaimExperiment {
     f.optional("threshold", c.threshold);
     f.optional("search", c.search_flags);
     f.optional("compare", c.compare_flags);
+    f.optional("searches_from", c.searches_from);
+    f.optional("controls", c.controls);
     f.required("full", c.full);
     f.required("quick", c.quick);
   }
@@ -170,6 +182,11 @@ ClaimResult result_between(const ClaimMeasure& measure, const Json& compare, con
 // field is a dotted path ("monotone.difference", "splits.test.difference",
 // "noise.gaussian.3.difference") to a paired difference's mean and interval.
 ClaimResult result_from_robust_summary(const ClaimMeasure& measure, const Json& summary);
+// The difference of medians of the final `metric` on `split` between the
+// measured variant ("arch": the searches pooled) and measure.versus (a
+// pooled row, e.g. "control-gelu"), each grouped by its parts (searches)
+// and paired by seed: the interval of lab/intervals.h's median_difference.
+ClaimResult result_versus(const ClaimMeasure& measure, const Json& compare);
 
 // The table's "here" cell: the statistic, its figure and interval, n and
 // the detail; the reason where the claim is not testable here.

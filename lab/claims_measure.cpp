@@ -8,6 +8,7 @@
 #include "base/file_io.h"
 #include "base/json_fields.h"
 #include "base/parse.h"
+#include "lab/arch_controls.h"
 #include "lab/claims.h"
 #include "lab/compare.h"
 #include "lab/intervals.h"
@@ -159,8 +160,15 @@ std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string&
                   ": robust-compare runs no search (leave out \"search\")");
       check_budget(e.full, what + ": full");
       check_budget(e.quick, what + ": quick");
+      TAPIR_CHECK((e.controls.empty() && e.searches_from.empty()) || e.search, what,
+                  ": controls and searches_from need a search (\"search\")");
+      for (const std::string& kind : e.controls) parse_name<ArchControl>(kind);
       out.emplace(id, std::move(e));
     }
+    for (const auto& [id, e] : out)
+      TAPIR_CHECK(e.searches_from.empty() || out.count(e.searches_from), "experiment ",
+                  tapir::quoted(id), ": searches_from names no experiment, ",
+                  tapir::quoted(e.searches_from));
   } catch (const Error& e) {
     fail(path, ": ", e.what());
   }
@@ -287,6 +295,72 @@ double median_of_all(const std::vector<std::vector<double>>& groups) {
 }
 
 }  // namespace
+
+namespace {
+
+// The final `metric` on the split of every run of the variant `name` of a
+// compare.json, one group per part (a pooled row's variants) in order.
+std::vector<std::vector<double>> final_by_part(const Json& compare, const ClaimMeasure& m,
+                                               const std::string& name) {
+  const std::string key = m.metric == "accuracy" ? "final_accuracy" : "final_" + m.metric;
+  const Json* entry = variant_entry(compare, name);
+  TAPIR_CHECK(entry != nullptr, "compare.json: no variant ", tapir::quoted(name));
+  std::vector<const Json*> parts;
+  if (const Json* pooled = entry->find("pooled")) {
+    for (const Json& part : pooled->as_array()) {
+      parts.push_back(variant_entry(compare, part.as_string()));
+      TAPIR_CHECK(parts.back() != nullptr, "compare.json: no variant ", part.as_string());
+    }
+  } else {
+    parts.push_back(entry);
+  }
+  std::vector<std::vector<double>> groups;
+  for (const Json* part : parts) {
+    std::vector<double>& group = groups.emplace_back();
+    for (const Json& run : part->at("runs").as_array()) {
+      const Json* value = run.at("splits").at(m.split).find(key);
+      TAPIR_CHECK(value != nullptr && value->is_number(), "compare.json: run ",
+                  run.at("dir").as_string(), " has no ", key, " on ", m.split);
+      group.push_back(value->as_double());
+    }
+  }
+  return groups;
+}
+
+}  // namespace
+
+ClaimResult result_versus(const ClaimMeasure& m, const Json& compare) {
+  // "arch": the pooled searches' row, or else the one search's.
+  std::string name = m.variant, single;
+  if (m.variant == "arch") {
+    for (const Json& v : compare.at("variants").as_array()) {
+      const std::string& n = v.at("variant").as_string();
+      if (n.rfind("arch: ", 0) == 0) name = n;
+      if (single.empty() && n.rfind("arch:", 0) == 0 && n.find(",pool=") == std::string::npos)
+        single = n;
+    }
+    if (name == "arch") name = single;
+  }
+  const auto variant = final_by_part(compare, m, name);
+  const auto other = final_by_part(compare, m, m.versus);
+  TAPIR_CHECK(variant.size() == other.size() && variant.front().size() == other.front().size(),
+              "the two variants differ in searches or seeds: ", variant.size(), " x ",
+              variant.front().size(), " against ", other.size(), " x ", other.front().size());
+  const MedianDifference d = median_difference(variant, other, /*paired=*/true);
+  ClaimResult r;
+  r.value = d.difference.point;
+  r.lo = d.difference.lo;
+  r.hi = d.difference.hi;
+  r.searches = static_cast<int>(variant.size());
+  r.seeds = static_cast<int>(variant.front().size());
+  r.interval = "95% CI";
+  char text[200];
+  std::snprintf(text, sizeof text, "median %.3f against %.3f (%s); paired by search and seed",
+                median_of_all(variant), median_of_all(other), m.versus.c_str());
+  r.detail = text;
+  r.status = status_by_rule(m, r);
+  return r;
+}
 
 ClaimResult result_between(const ClaimMeasure& m, const Json& compare, const Json& against) {
   const auto variant = final_by_search(compare, m);

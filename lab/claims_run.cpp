@@ -17,6 +17,7 @@
 
 #include "base/error.h"
 #include "base/file_io.h"
+#include "lab/arch_controls.h"
 #include "lab/folder_state.h"
 #include "lab/run_jobs.h"
 #include "lab/search_job.h"
@@ -99,7 +100,8 @@ std::string experiment_dir(const ClaimExperiment& e, const ClaimsOptions& o) {
 // Stage I (when the experiment has one) and Stage II of one experiment in
 // experiment_dir, under `budget`; the commands reuse what an earlier, killed run
 // finished. Returns the seconds it took.
-double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const ClaimsOptions& o) {
+double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const ClaimsOptions& o,
+                      const std::string& searches_dir) {
   const std::string dir = experiment_dir(e, o);
   const std::string steps = std::to_string(budget.steps > 0 ? budget.steps : e.steps);
   // Stage I's own steps scale with a budget's as Stage II's do.
@@ -113,7 +115,7 @@ double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const
     // Each search in its own folder, seeded as `search --repeat` seeds them:
     // a finished one is kept, a stopped one resumed.
     for (int k = 0; k < budget.searches; ++k) {
-      const std::string search_dir = dir + "/search/search-" + std::to_string(k);
+      const std::string search_dir = searches_dir + "/search/search-" + std::to_string(k);
       if (folder_state(search_dir).finished()) {
         std::printf("claims: %s is finished; kept\n", search_dir.c_str());
       } else if (std::filesystem::exists(search_dir)) {
@@ -129,6 +131,18 @@ double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const
       }
       arch_files.push_back("--arch-file");
       arch_files.push_back(search_dir + "/arch.safetensors");
+      // Each control of this search's functions, pooled by kind over the searches.
+      for (const std::string& kind : e.controls) {
+        const std::string file =
+            dir + "/controls/search-" + std::to_string(k) + "-" + kind + ".safetensors";
+        std::filesystem::create_directories(dir + "/controls");
+        std::printf("claims: %s\n",
+                    write_control(search_dir + "/arch.safetensors", parse_name<ArchControl>(kind),
+                                  -3, 3, static_cast<uint64_t>(k), file)
+                        .c_str());
+        arch_files.push_back("--variant");
+        arch_files.push_back("arch:" + file + ",pool=control-" + kind);
+      }
     }
   }
   if (e.command == "robust-compare") {
@@ -193,7 +207,15 @@ int run_claims(const ClaimsOptions& o) {
                 e.about.c_str(), o.quick ? "quick" : "full", e.search ? budget.searches : 0,
                 budget.seeds);
     Done d;
-    d.seconds = run_experiment(e, budget, o);
+    // Another experiment's searches are used as they are: they must be there.
+    const std::string searches = e.searches_from.empty()
+                                     ? experiment_dir(e, o)
+                                     : experiment_dir(experiments.at(e.searches_from), o);
+    TAPIR_CHECK(
+        e.searches_from.empty() || std::filesystem::is_directory(searches + "/search/search-0"),
+        "experiment ", tapir::quoted(id), " uses the searches of ", tapir::quoted(e.searches_from),
+        ", which has none in ", searches, "/search: run one of its claims first");
+    d.seconds = run_experiment(e, budget, o, searches);
     const std::string dir = experiment_dir(e, o);
     d.robust = e.command == "robust-compare";
     d.path = d.robust ? dir + "/robust/summary_" + e.arm + ".json" : dir + "/compare/compare.json";
@@ -212,8 +234,9 @@ int run_claims(const ClaimsOptions& o) {
       result.wall_s = d.seconds + other.seconds;
       result.source = d.path + " against " + other.path;
     } else {
-      result =
-          d.robust ? result_from_robust_summary(m, d.results) : result_from_compare(m, d.results);
+      result = d.robust            ? result_from_robust_summary(m, d.results)
+               : !m.versus.empty() ? result_versus(m, d.results)
+                                   : result_from_compare(m, d.results);
       result.wall_s = d.seconds;
       result.source = d.path;
     }

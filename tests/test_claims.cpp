@@ -275,6 +275,51 @@ TEST_CASE("result_from_compare says what each arm was tuned against and what it 
   CHECK(claim_tuning_text(back) == r.tuned + "; " + r.compute);
 }
 
+TEST_CASE("result_versus: the searches' functions against their controls, paired by seed") {
+  // Two searches x 2 seeds, and the gelu control of each search pooled.
+  const auto runs = [](double a, double b) {
+    return R"("runs": [{"dir": "r0", "splits": {"test_long": {"final_accuracy": )" +
+           std::to_string(a) + R"(}}}, {"dir": "r1", "splits": {"test_long": {"final_accuracy": )" +
+           std::to_string(b) + "}}}]";
+  };
+  const Json compare =
+      parse_json(R"({"variants": [{"variant": "baseline", )" + runs(0.1, 0.1) + R"(},
+      {"variant": "arch:s0/arch.safetensors", )" +
+                 runs(0.5, 0.6) + R"(},
+      {"variant": "arch:s1/arch.safetensors", )" +
+                 runs(0.4, 0.5) + R"(},
+      {"variant": "arch:c/s0-gelu.safetensors,pool=control-gelu", )" +
+                 runs(0.2, 0.2) + R"(},
+      {"variant": "arch:c/s1-gelu.safetensors,pool=control-gelu", )" +
+                 runs(0.1, 0.3) + R"(},
+      {"variant": "arch: 2 searches", "pooled": ["arch:s0/arch.safetensors",
+       "arch:s1/arch.safetensors"], )" +
+                 runs(0, 0) + R"(},
+      {"variant": "control-gelu", "pooled": ["arch:c/s0-gelu.safetensors,pool=control-gelu",
+       "arch:c/s1-gelu.safetensors,pool=control-gelu"], )" +
+                 runs(0, 0) + "}]}");
+  ClaimMeasure m;
+  m.statistic = "final accuracy beyond training lengths, learned minus control";
+  m.higher_better = true;
+  m.null_value = 0;
+  m.format = "difference";
+  m.experiment = "copy";
+  m.field = "difference";
+  m.variant = "arch";
+  m.versus = "control-gelu";
+  m.split = "test_long";
+  m.metric = "accuracy";
+  const ClaimResult r = result_versus(m, compare);
+  // Medians over the 4 runs: 0.5 (0.4, 0.5, 0.5, 0.6) against 0.2.
+  CHECK(r.value.value() == doctest::Approx(0.3));
+  CHECK(r.searches == 2);
+  CHECK(r.seeds == 2);
+  CHECK(r.detail == "median 0.500 against 0.200 (control-gelu); paired by search and seed");
+  m.versus = "control-rough";
+  CHECK_THROWS_WITH_AS(result_versus(m, compare), doctest::Contains("no variant 'control-rough'"),
+                       Error);
+}
+
 TEST_CASE("result_from_robust_summary follows a dotted path to a paired difference") {
   const Json summary = parse_json(R"json({"split": "test_long", "seeds": 10,
     "monotone": {"erm": 2, "descent": 10,

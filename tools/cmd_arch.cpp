@@ -27,6 +27,7 @@ Command add_arch_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   const Command stats = add_arch_stats_subcommand(*cmd);
+  const Command control = add_arch_control_subcommand(*cmd);
   fit->add_option("file", o->file, "Architecture file (arch.safetensors)")->required();
   fit->add_option("--degree", o->degree, "Degree of the polynomials (0 to 20)")
       ->required()
@@ -53,9 +54,10 @@ Command add_arch_command(CLI::App& app) {
   add_threads_option(*fit, o->threads);
   fit->add_option("-o,--out", o->out, "Poly file to write (default: FILE's name with .polyD.json)");
   const Command import = add_arch_import_subcommand(*cmd);
-  return {cmd, [o, fit, import, stats]() {
+  return {cmd, [o, fit, import, stats, control]() {
             if (import.app->parsed()) return import.run();
             if (stats.app->parsed()) return stats.run();
+            if (control.app->parsed()) return control.run();
             if (!fit->parsed()) return 1;
             TAPIR_CHECK(!o->source.run.empty() || !o->range.empty(),
                         "fit-poly needs the range to fit over: --run DIR (a run that trained "

@@ -33,6 +33,8 @@ Command add_arch_command(CLI::App& app);
 Command add_arch_import_subcommand(CLI::App& parent);
 // `arch stats`, a subcommand of `arch` (tools/cmd_arch_stats.cpp).
 Command add_arch_stats_subcommand(CLI::App& arch);
+// `arch control`, a subcommand of `arch` (tools/cmd_arch_control.cpp).
+Command add_arch_control_subcommand(CLI::App& arch);
 Command add_tasks_command(CLI::App& app);
 Command add_layers_command(CLI::App& app);
 Command add_robust_command(CLI::App& app);
