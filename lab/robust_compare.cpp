@@ -95,7 +95,11 @@ std::array<std::vector<std::string>, 2> train_arms(const RobustCompareConfig& c,
     for (int a = 0; a < 2; ++a) {
       TrainConfig run = c.base;
       run.seed = c.base.seed + static_cast<uint64_t>(k);
-      if (a == 0) run.constraint = ConstraintConfig{};
+      if (a == 0) {  // ERM: no constraint, no training noise
+        run.constraint = ConstraintConfig{};
+        run.train_noise = TrainNoise::none;
+        run.train_gamma = 0;
+      }
       std::string dir = c.out + "/";
       dir += arms[a];
       dir += "_s";

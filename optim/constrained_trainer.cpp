@@ -67,7 +67,8 @@ void read_f64(const SafeTensorsFile& file, const std::string& name, std::vector<
 
 ConstrainedTrainer::ConstrainedTrainer(const TrainConfig& config, std::string out_dir)
     : Trainer(config, std::move(out_dir)), cc_(config.constraint), dual_rng_(config.seed, 2) {
-  TAPIR_CHECK(cc_.enabled(), "the constrained trainer needs --constraint descent");
+  TAPIR_CHECK(cc_.enabled(),
+              "the constrained trainer needs --constraint descent or deep-supervision");
   const auto L = static_cast<size_t>(Trainer::config().model.layers);
   lambda_.assign(L, 0.0);
   if (cc_.resilient) slack_.assign(L, 0.0);
@@ -77,12 +78,14 @@ ConstrainedTrainer::ConstrainedTrainer(const TrainConfig& config, std::string ou
 Tensor ConstrainedTrainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
   const std::vector<Tensor> f = layer_losses(model(), inputs, targets, mask);
   f_ = values_of(f);
-  const std::vector<double> w = lagrangian_weights(lambda_, cc_);
+  const std::vector<double> w =
+      cc_.descent() ? lagrangian_weights(lambda_, cc_)
+                    : deep_supervision_weights(static_cast<int64_t>(lambda_.size()), cc_.ds_weight);
   // With every lambda 0 the weights are 0, ..., 0, 1: the loss and its
   // gradient are exactly those of plain training.
   Tensor loss = affine(f.back(), w.back());
   for (size_t l = 0; l + 1 < f.size(); ++l) loss = add(loss, affine(f[l], w[l]));
-  if (!cc_.detach_previous) return loss;
+  if (!cc_.descent() || !cc_.detach_previous) return loss;
   // The held right-hand sides enter the value (the Lagrangian) as a constant.
   double held = 0;
   for (size_t l = 1; l < f_.size(); ++l)
@@ -109,6 +112,7 @@ void ConstrainedTrainer::after_step(StepStats& /*stats*/) {
   add_into(window_f_, f_);
   add_into(window_s_, s);
   ++window_steps_;
+  if (!cc_.descent()) return;  // deep supervision: fixed weights, no dual step
   if (cc_.dual_batch == 0) {
     add_into(pending_s_, s);
     ++pending_steps_;

@@ -24,8 +24,10 @@ void ConstraintConfig::validate(int64_t layers) const {
   TAPIR_CHECK(dual_every >= 1, "dual-every must be at least 1, got ", dual_every);
   TAPIR_CHECK(std::isfinite(beta) && beta > 0, "beta must be positive, got ", beta);
   TAPIR_CHECK(std::isfinite(slack_lr) && slack_lr > 0, "slack-lr must be positive, got ", slack_lr);
+  TAPIR_CHECK(std::isfinite(ds_weight) && ds_weight > 0, "ds-weight must be positive, got ",
+              ds_weight);
   if (!enabled()) return;
-  TAPIR_CHECK(layers >= 1, "constraint descent needs at least one layer");
+  TAPIR_CHECK(layers >= 1, "constraint ", name_of(kind), " needs at least one layer");
   TAPIR_CHECK(alpha.size() == 1 || static_cast<int64_t>(alpha.size()) == layers,
               "alpha: expected one rate or one per layer (", layers, "), got ", alpha.size());
 }
@@ -38,6 +40,13 @@ ConstraintConfig ConstraintConfig::from_json(const Json& j) {
   ConstraintConfig c;
   fields_from_json(j, c);
   return c;
+}
+
+std::vector<double> deep_supervision_weights(int64_t layers, double ds_weight) {
+  std::vector<double> w(static_cast<size_t>(layers) + 1, ds_weight);
+  w.front() = 0.0;
+  w.back() = 1.0;
+  return w;
 }
 
 std::vector<double> descent_constraints(const std::vector<double>& f, const ConstraintConfig& c) {

@@ -27,13 +27,19 @@
 
 namespace tapir {
 
-// Training without constraints, or with the per-layer descent constraints.
-enum class ConstraintKind { none, descent };
+// Training without constraints, with the per-layer descent constraints, or
+// with deep supervision: the baseline the paper's reviewers asked for, ERM
+// plus every intermediate layer's loss at a fixed weight,
+//   f_L + ds_weight * (f_1 + ... + f_{L-1}),
+// with no multipliers and no dual step.
+enum class ConstraintKind { none, descent, deep_supervision };
 template <>
 struct Names<ConstraintKind> {
   static constexpr const char* what = "constraint kind";
   static constexpr std::pair<ConstraintKind, const char*> table[] = {
-      {ConstraintKind::none, "none"}, {ConstraintKind::descent, "descent"}};
+      {ConstraintKind::none, "none"},
+      {ConstraintKind::descent, "descent"},
+      {ConstraintKind::deep_supervision, "deep-supervision"}};
 };
 
 struct ConstraintConfig {
@@ -46,8 +52,11 @@ struct ConstraintConfig {
   double beta = 1.0;
   double slack_lr = 0.01;        // eta_u
   bool detach_previous = false;  // no gradient through (1 - alpha_l) f_{l-1}
+  double ds_weight = 0.1;        // deep supervision: each intermediate layer's weight
 
-  bool enabled() const { return kind == ConstraintKind::descent; }
+  // Whether the run trains on per-layer losses (descent or deep supervision).
+  bool enabled() const { return kind != ConstraintKind::none; }
+  bool descent() const { return kind == ConstraintKind::descent; }
   // alpha_l for layer l = 1..L.
   double alpha_at(int64_t layer) const;
   // One-line error naming the bad field; `layers` is the model's L.
@@ -66,6 +75,7 @@ struct ConstraintConfig {
     f.required("beta", c.beta);
     f.required("slack_lr", c.slack_lr);
     f.optional("detach_previous", c.detach_previous);  // older configs lack it
+    f.optional("ds_weight", c.ds_weight);              // and this
   }
 };
 
@@ -77,6 +87,9 @@ std::vector<double> descent_constraints(const std::vector<double>& f, const Cons
 //   w_l = [l == L] + lambda_l - lambda_{l+1} (1 - alpha_{l+1})
 // (lambda_0 = lambda_{L+1} = 0); with detach_previous the last term is held
 // constant, so w_l = [l == L] + lambda_l.
+// Deep supervision's weights w_0..w_L: 0 for the embeddings, ds_weight for
+// layers 1..L-1, 1 for layer L.
+std::vector<double> deep_supervision_weights(int64_t layers, double ds_weight);
 std::vector<double> lagrangian_weights(const std::vector<double>& lambda,
                                        const ConstraintConfig& c);
 

@@ -20,6 +20,13 @@ void TrainConfig::validate() const {
               schedule.base_lr);
   schedule.check(schedule.total > 0 ? schedule.total : steps, "");
   TAPIR_CHECK(!arch_trainable || !arch_file.empty(), "arch-trainable needs an arch file (--arch)");
+  TAPIR_CHECK((train_noise == TrainNoise::none) == (train_gamma == 0) &&
+                  std::isfinite(train_gamma) && train_gamma >= 0,
+              "train-noise and train-gamma go together: a noise with a positive gamma, or none "
+              "with 0; got ",
+              name_of(train_noise), " at ", train_gamma);
+  TAPIR_CHECK(train_noise == TrainNoise::none || !constraint.enabled(),
+              "train-noise is noise-augmented ERM; it does not take --constraint");
   TAPIR_CHECK(eval_on != EvalOn::arch || train_on == TrainOn::train,
               "eval-on arch needs train-on train: on all of D the arch split is training data");
   optimizer.validate();

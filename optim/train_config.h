@@ -40,6 +40,21 @@ struct Names<EvalOn> {
                                                              {EvalOn::arch, "arch"}};
 };
 
+// Noise-augmented training (the noise-augmented ERM baseline of the
+// constraints paper's reviewers): each training step's token embeddings
+// perturbed as `tapir robust` perturbs them at test time (optim/layer_eval.h:
+// gaussian or uniform noise of strength train_gamma times the embedding
+// table's RMS), drawn afresh at every step from the seed and the step, so a
+// resumed run draws what an uninterrupted one does.
+enum class TrainNoise { none, gaussian, uniform };
+template <>
+struct Names<TrainNoise> {
+  static constexpr const char* what = "training noise";
+  static constexpr std::pair<TrainNoise, const char*> table[] = {{TrainNoise::none, "none"},
+                                                                 {TrainNoise::gaussian, "gaussian"},
+                                                                 {TrainNoise::uniform, "uniform"}};
+};
+
 // The named protocol (tools/protocols.h) that set some of a run's flags:
 // its name and what it set, as "--flag value" ("--opt arch-frac=0" for a
 // task option); the flags themselves are in the rest of the config. "none"
@@ -76,7 +91,9 @@ struct TrainConfig {
   bool arch_trainable = false;      // keep training them (default: frozen)
   TrainOn train_on = TrainOn::all;  // a config.json without the field: train
   EvalOn eval_on = EvalOn::task;    // arch: evaluate the held-out arch split alone
-  ProtocolRecord protocol;          // what set its flags, if anything
+  TrainNoise train_noise = TrainNoise::none;  // noise on the embeddings while training
+  double train_gamma = 0;                     // its strength (> 0 with a noise)
+  ProtocolRecord protocol;                    // what set its flags, if anything
 
   void validate() const;
   Json to_json() const;
@@ -119,8 +136,10 @@ struct TrainConfig {
     f.optional("device", c.device);  // absent in older runs: cpu
     f.optional("arch_file", c.arch_file);
     f.optional("arch_trainable", c.arch_trainable);
-    f.optional("train_on", c.train_on);  // absent before it existed: the train split
-    f.optional("eval_on", c.eval_on);    // absent before it existed: the task's splits
+    f.optional("train_on", c.train_on);        // absent before it existed: the train split
+    f.optional("eval_on", c.eval_on);          // absent before it existed: the task's splits
+    f.optional("train_noise", c.train_noise);  // absent before it existed: none
+    f.optional("train_gamma", c.train_gamma);
     f.optional("protocol", c.protocol);  // absent before protocols: none
   }
 };

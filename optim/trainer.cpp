@@ -12,6 +12,7 @@
 #include "optim/batch.h"
 #include "optim/clip.h"
 #include "optim/data_parallel.h"
+#include "optim/layer_eval.h"
 #include "optim/resume_codec.h"
 #include "optim/task_loss.h"
 
@@ -24,7 +25,11 @@ Trainer::Trainer(const TrainConfig& config, std::string out_dir)
       params_(run_.model->parameters()),
       optimizer_(make_optimizer(run_.config.optimizer, params_)),
       data_rng_(config.seed, 1),
-      wall_start_(now_seconds()) {}
+      wall_start_(now_seconds()) {
+  TAPIR_CHECK(config.train_noise == TrainNoise::none || !run_.task->is_regression(),
+              "--train-noise perturbs token embeddings; task ", run_.task->name(),
+              " reads real-valued frames");
+}
 
 namespace {
 
@@ -72,7 +77,15 @@ double Trainer::wall_seconds() const {
 }
 
 Tensor Trainer::compute_loss(Tensor inputs, Tensor targets, Tensor mask) {
-  return task_loss(run_.model->forward(inputs), targets, mask);
+  const TrainConfig& c = run_.config;
+  if (c.train_noise == TrainNoise::none)
+    return task_loss(run_.model->forward(inputs), targets, mask);
+  // This step's noise, from the seed and the step alone.
+  const Perturbation noise = make_perturbation(
+      c.train_noise == TrainNoise::gaussian ? NoiseKind::gaussian : NoiseKind::uniform,
+      c.train_gamma, *run_.model, *run_.task,
+      splitmix64(splitmix64(c.seed ^ 0x6e6f697365ull) ^ static_cast<uint64_t>(step_)));
+  return task_loss(run_.model->forward(inputs, nullptr, noise.on_embeddings), targets, mask);
 }
 
 void Trainer::set_data_parallel(bool on) {

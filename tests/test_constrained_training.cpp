@@ -125,6 +125,68 @@ TEST_CASE("with every multiplier 0 a constrained step is exactly a plain step") 
     CHECK(con.multipliers()[l] == std::max(0.0, con.config().constraint.dual_lr * s[l]));
 }
 
+TEST_CASE("deep supervision trains on f_L + w (f_1 + ... + f_{L-1}), with no dual step") {
+  TrainConfig c = small("sorted");
+  c.constraint.kind = ConstraintKind::deep_supervision;
+  c.constraint.ds_weight = 0.25;
+  CHECK(deep_supervision_weights(3, 0.25) == std::vector<double>{0, 0.25, 0.25, 1});
+  ConstrainedTrainer ds(c, "");
+  ds.train_step();
+  const std::vector<double>& f = ds.batch_layer_losses();
+  REQUIRE(f.size() == 4);
+  // The step's loss is the weighted sum of the per-layer losses of its batch.
+  CHECK(ds.losses().back() == doctest::Approx(f[3] + 0.25 * (f[1] + f[2])).epsilon(1e-6));
+  for (int i = 0; i < 4; ++i) ds.train_step();
+  for (double lambda : ds.multipliers()) CHECK(lambda == 0);
+  c.constraint.ds_weight = 0;
+  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("ds-weight must be positive"), Error);
+}
+
+TEST_CASE("noise-augmented ERM: each step's embeddings perturbed, from the seed and the step") {
+  TrainConfig c = small("sorted");
+  c.train_noise = TrainNoise::gaussian;
+  c.train_gamma = 0.5;
+  c.steps = 6;
+  c.eval_every = 3;
+  // The noise changes the steps: not the plain run's weights.
+  Trainer plain(small("sorted"), ""), noisy(c, "");
+  for (int i = 0; i < 3; ++i) {
+    plain.train_step();
+    noisy.train_step();
+  }
+  CHECK(plain.losses() != noisy.losses());
+  // A run resumed at step 3 takes the uninterrupted run's steps, bit for bit.
+  const std::string whole = temp_dir("noise_whole"), cut = temp_dir("noise_cut");
+  auto uninterrupted = make_trainer(c, whole);
+  uninterrupted->start_fresh(false);
+  uninterrupted->run();
+  {
+    auto t = make_trainer(c, cut);
+    t->start_fresh(false);
+    TrainEvents events;
+    events.on_step = [](const StepStats& s, double) {
+      if (s.step == 5) throw Error("simulated kill");
+    };
+    CHECK_THROWS_AS(t->run(events), Error);
+  }
+  const std::unique_ptr<Trainer> resumed = Trainer::resume(cut);
+  CHECK(resumed->step() == 3);
+  resumed->run();
+  CHECK(metric_lines(whole) == metric_lines(cut));
+  const auto a = uninterrupted->model().parameters(), b = resumed->model().parameters();
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    CHECK(std::memcmp(a[i]->tensor().raw(), b[i]->tensor().raw(), a[i]->tensor().nbytes()) == 0);
+  // With a constraint, or without a gamma, it is refused.
+  TrainConfig bad = constrained(c);
+  CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("does not take --constraint"), Error);
+  bad = c;
+  bad.train_gamma = 0;
+  CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("go together"), Error);
+  fs::remove_all(whole);
+  fs::remove_all(cut);
+}
+
 TEST_CASE("a resumed constrained run restores multipliers, slacks and pending sums exactly") {
   TrainConfig resilient = constrained(small("sorted"));
   resilient.constraint.resilient = true;

@@ -125,7 +125,7 @@ TEST_CASE("the configuration checks its fields and round-trips through JSON") {
   Json ascent = descent({0.1}).to_json();
   ascent.set("kind", "ascent");
   CHECK_THROWS_WITH_AS(ConstraintConfig::from_json(ascent),
-                       doctest::Contains("unknown constraint kind 'ascent' (known: none, descent)"),
+                       doctest::Contains("unknown constraint kind 'ascent' (known: none, descent, deep-supervision)"),
                        Error);
   // The numbers are checked with the constraints off too (a bad --alpha is
   // a mistake either way); only the per-layer count needs them on.

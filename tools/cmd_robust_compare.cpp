@@ -37,22 +37,24 @@ Command add_robust_compare_command(CLI::App& app) {
   cmd->add_option("--split", c.split, "Split for the profile and the noise")->capture_default_str();
   cmd->add_option("--limit", c.limit, "Max examples per evaluation (0: all)");
   cmd->add_flag("--quiet", c.quiet, "Print only the tables");
-  return {cmd,
-          [o, cmd]() {
-            RobustCompareConfig config = o->config;
-            config.base = finish_train_options(*cmd, o->train);
-            config.note = settings_note(o->train, config.base.task,
-                                        recommend_unless_given(*cmd, config.base));
-            TAPIR_CHECK(config.base.constraint.enabled(),
-                        "robust-compare needs --constraint descent (the arm compared with ERM)");
-            TAPIR_CHECK(!config.arm.empty() && config.arm != "erm" &&
-                            config.arm.find_first_of("/ ") == std::string::npos,
-                        "--arm-name must be a plain name other than erm, got '", config.arm, "'");
-            config.gammas = parse_double_list(o->gamma, "--gamma");
-            if (run_robust_compare(config)) write_robust_compare_figures(config.out, config.arm);
-            return 0;
-          },
-          Ranks::several};
+  return {
+      cmd,
+      [o, cmd]() {
+        RobustCompareConfig config = o->config;
+        config.base = finish_train_options(*cmd, o->train);
+        config.note =
+            settings_note(o->train, config.base.task, recommend_unless_given(*cmd, config.base));
+        TAPIR_CHECK(config.base.constraint.enabled() || config.base.train_noise != TrainNoise::none,
+                    "robust-compare needs --constraint descent or deep-supervision, or "
+                    "--train-noise (the arm compared with ERM)");
+        TAPIR_CHECK(!config.arm.empty() && config.arm != "erm" &&
+                        config.arm.find_first_of("/ ") == std::string::npos,
+                    "--arm-name must be a plain name other than erm, got '", config.arm, "'");
+        config.gammas = parse_double_list(o->gamma, "--gamma");
+        if (run_robust_compare(config)) write_robust_compare_figures(config.out, config.arm);
+        return 0;
+      },
+      Ranks::several};
 }
 
 }  // namespace tapir

@@ -6,7 +6,8 @@ void add_constraint_options(CLI::App& cmd, TrainOptions& o) {
   ConstraintConfig& c = o.config.constraint;
   auto* g = "Per-layer descent constraints";
   add_name_option(cmd, "--constraint", c.kind,
-                  "Per-layer constraint (descent: f_l <= (1 - alpha_l) f_{l-1} for every layer l)")
+                  "Per-layer constraint (descent: f_l <= (1 - alpha_l) f_{l-1} for every layer l; "
+                  "deep-supervision: ERM plus --ds-weight times each intermediate layer's loss)")
       ->group(g);
   cmd.add_option("--alpha", o.alpha, "Descent rate: one value, or one per layer (a,b,...)")
       ->group(g)
@@ -31,6 +32,10 @@ void add_constraint_options(CLI::App& cmd, TrainOptions& o) {
       ->group(g);
   cmd.add_option("--beta", c.beta, "Slack cost")->group(g)->capture_default_str();
   cmd.add_option("--slack-lr", c.slack_lr, "Slack step size")->group(g)->capture_default_str();
+  cmd.add_option("--ds-weight", c.ds_weight,
+                 "Deep supervision: the weight of each intermediate layer's loss")
+      ->group(g)
+      ->capture_default_str();
 }
 
 void finish_constraint_options(const TrainOptions& o, TrainConfig& config) {

@@ -184,6 +184,14 @@ void add_loop_options(CLI::App& cmd, TrainConfig& c) {
   add_name_option(cmd, "--train-on", c.train_on,
                   "Training data: all of D (the train and arch splits) or the train split alone")
       ->group(loop);
+  add_name_option(cmd, "--train-noise", c.train_noise,
+                  "Noise-augmented training: noise on the token embeddings at every step, as "
+                  "`tapir robust` adds it (with --train-gamma)")
+      ->group(loop);
+  cmd.add_option("--train-gamma", c.train_gamma,
+                 "Strength of --train-noise, in units of the embedding table's RMS")
+      ->group(loop)
+      ->capture_default_str();
   add_name_option(cmd, "--eval-on", c.eval_on,
                   "What evaluations score: the task's splits (test first) or the held-out arch "
                   "split alone (needs --train-on train; how --tune scores a setting)")
