@@ -111,6 +111,26 @@ std::string shown_status(const ClaimRecord& record);
 // "1.18x [1.00, 1.33]" (ratio), "+0.318 [+0.278, +0.402]" (difference).
 std::string format_claim_figure(const ClaimMeasure& measure, const ClaimResult& result);
 
+// Multiple comparisons. A row's two-sided p-value against no effect, from
+// its 95% interval read as a normal one (on the log scale for a ratio):
+// se = (hi - lo) / (2 x 1.96), z = (point - null) / se. An approximation of
+// what the bootstrap would give; none without a finite point and interval
+// or for another kind of interval.
+std::optional<double> interval_p_value(const ClaimMeasure& measure, const ClaimResult& result);
+// Holm's step-down adjustment of m p-values (each times the number of
+// p-values not smaller, made monotone, capped at 1), in the input's order.
+std::vector<double> holm_adjust(const std::vector<double>& p);
+// A claim's family: the rows sharing its number (the id up to the first
+// "-": T5, K1), of which a conclusion about the claim picks one.
+std::string claim_family(const ClaimRecord& record);
+// Per record (in order): the number of rows of its family with a p-value,
+// and its Holm-adjusted p over them (none without a p-value).
+struct FamilyAdjusted {
+  int rows = 0;
+  std::optional<double> p, holm_p;
+};
+std::vector<FamilyAdjusted> adjust_by_family(const std::vector<ClaimRecord>& records);
+
 // The claim's experiment (claims/experiments.json): flags shared by the
 // search and the comparison, the protocol, steps, threshold, and what each
 // budget changes.

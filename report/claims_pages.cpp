@@ -156,6 +156,44 @@ std::string with_claims_tally(const std::string& readme, const std::string& tall
          readme.substr(end);
 }
 
+namespace {
+
+// The "tuned against; cost" cell, and for a tuned row (ID-tuned) whose
+// untuned row (ID) is measured, that row's figure and status, and whether
+// the verdict changed under tuning.
+std::string tuning_cell(const std::vector<ClaimRecord>& records, const ClaimRecord& r) {
+  std::string text = claim_tuning_text(r);
+  const std::string suffix = "-tuned";
+  if (!r.result || r.id.size() <= suffix.size() ||
+      r.id.compare(r.id.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return text;
+  const std::string untuned = r.id.substr(0, r.id.size() - suffix.size());
+  for (const ClaimRecord& u : records) {
+    if (u.id != untuned || !u.result || !u.measure) continue;
+    const std::string before = shown_status(u), after = shown_status(r);
+    text += "; untuned (" + untuned + "): " + format_claim_figure(*u.measure, *u.result) + ", " +
+            before +
+            (before == after ? ": the same verdict" : ": the verdict changed under tuning");
+  }
+  return text;
+}
+
+std::string p_text(double p) {
+  if (p < 0.001) return "<0.001";
+  char text[16];
+  std::snprintf(text, sizeof text, "%.2g", p);
+  return text;
+}
+
+// "0.003 (Holm 0.012 over 4 T5 rows)", or "-" without a p-value.
+std::string family_text(const FamilyAdjusted& a, const std::string& family) {
+  if (!a.p) return "-";
+  return p_text(*a.p) + " (Holm " + p_text(*a.holm_p) + " over " + std::to_string(a.rows) + " " +
+         family + (a.rows == 1 ? " row)" : " rows)");
+}
+
+}  // namespace
+
 std::string render_claims_markdown(const std::vector<ClaimRecord>& records) {
   std::string md =
       "# The papers' claims, measured here\n\n"
@@ -193,15 +231,24 @@ std::string render_claims_markdown(const std::vector<ClaimRecord>& records) {
     if (r.measure && r.measure->rule == "judged") status += " (judged)";
     md += "| [" + r.id + "](../claims/records/" + r.id + ".json) | " + md_cell(r.claim) + " | " +
           md_cell(r.paper_figure) + " (" + r.paper_source + ") | " + md_cell(claim_here_text(r)) +
-          " | " + status + " | " + md_cell(claim_tuning_text(r)) + " | " + md_cell(r.setting) +
+          " | " + status + " | " + md_cell(tuning_cell(records, r)) + " | " + md_cell(r.setting) +
           " | " + md_cell(r.protocol) + " |\n";
   }
   md += "\n## How each row was measured\n\n";
-  md += "| id | command | wall time | build | date | full tables |\n|---|---|---|---|---|---|\n";
-  for (const ClaimRecord& r : records) {
+  md +=
+      "*p* is a row's two-sided p-value against no effect, read from its 95% interval as from a "
+      "normal one (on the log scale for a ratio), and *Holm* the same adjusted over the rows "
+      "of its claim (its family: the rows whose id starts with the same number), for a "
+      "conclusion that picks one of them.\n\n";
+  md +=
+      "| id | command | wall time | build | date | full tables | p (Holm over the family) "
+      "|\n|---|---|---|---|---|---|---|\n";
+  const std::vector<FamilyAdjusted> adjusted = adjust_by_family(records);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const ClaimRecord& r = records[i];
     if (!r.result) {
       md += "| " + r.id + " | " + md_cell(r.command.empty() ? "-" : "`" + r.command + "`") +
-            " | - | - | - | - |\n";
+            " | - | - | - | - | - |\n";
       continue;
     }
     const ClaimResult& res = *r.result;
@@ -210,7 +257,7 @@ std::string render_claims_markdown(const std::vector<ClaimRecord>& records) {
       source = "[" + source.substr(5) + "](" + source.substr(5) + ")";
     md += "| " + r.id + " | `" + md_cell(r.command) + "` | " + wall_text(res.wall_s) + " | " +
           (res.commit.empty() ? "-" : res.commit) + " | " + (res.date.empty() ? "-" : res.date) +
-          " | " + source + " |\n";
+          " | " + source + " | " + family_text(adjusted[i], claim_family(r)) + " |\n";
   }
   return md;
 }
@@ -238,7 +285,7 @@ std::string render_claims_html(const std::vector<ClaimRecord>& records) {
     for (const ClaimRecord* r : g.rows)
       html += "<tr><td>" + html_text(r->id) + "</td><td>" + html_text(r->paper_figure) +
               "</td><td>" + html_text(claim_here_text(*r)) + "</td><td class=\"status\">" +
-              html_text(shown_status(*r)) + "</td><td>" + html_text(claim_tuning_text(*r)) +
+              html_text(shown_status(*r)) + "</td><td>" + html_text(tuning_cell(records, *r)) +
               "</td><td>" + html_text(r->setting) + "</td></tr>\n";
     html += "</table></section>\n";
   }

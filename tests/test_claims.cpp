@@ -379,6 +379,39 @@ TEST_CASE("result_between: one experiment's searches against another's, paired b
       "compare.json: no search's runs (arch:FILE variants)");
 }
 
+TEST_CASE("multiple comparisons: p from an interval, Holm over a claim's rows") {
+  // 0.005, 0.01, 0.03, 0.04 over 4: x4, x3, x2, x1, then made monotone.
+  const std::vector<double> holm = holm_adjust({0.01, 0.04, 0.03, 0.005});
+  REQUIRE(holm.size() == 4);
+  CHECK(holm[3] == doctest::Approx(0.02));
+  CHECK(holm[0] == doctest::Approx(0.03));
+  CHECK(holm[2] == doctest::Approx(0.06));
+  CHECK(holm[1] == doctest::Approx(0.06));
+  CHECK(holm_adjust({0.5, 0.9}) == std::vector<double>{1.0, 1.0});
+  // A difference of 0.3 with interval [0.1, 0.5]: se 0.102, z 2.94.
+  ClaimMeasure d;
+  d.format = "difference";
+  d.null_value = 0;
+  ClaimResult r = result(0.3, 0.1, 0.5);
+  CHECK(interval_p_value(d, r).value() == doctest::Approx(0.00329).epsilon(0.01));
+  // A ratio is read on the log scale: 0.5 [0.25, 1.0] sits on the edge of 1.
+  CHECK(interval_p_value(steps_measure(), result(0.5, 0.25, 1.0)).value() ==
+        doctest::Approx(0.05).epsilon(0.01));
+  r.interval = "min-max of 9 pairs";
+  CHECK_FALSE(interval_p_value(d, r).has_value());
+  // Families by claim number.
+  std::vector<ClaimRecord> rows = {record_with(steps_measure(), result(0.5, 0.25, 1.0)),
+                                   record_with(steps_measure(), result(0.5, 0.25, 1.0))};
+  rows[1].id = "T1-other";
+  rows.push_back(record_with(steps_measure(), result(0.5, 0.25, 1.0)));
+  rows[2].id = "T2-alone";
+  const std::vector<FamilyAdjusted> a = adjust_by_family(rows);
+  CHECK(a[0].rows == 2);
+  CHECK(a[0].holm_p.value() == doctest::Approx(0.1).epsilon(0.01));
+  CHECK(a[2].rows == 1);
+  CHECK(a[2].holm_p.value() == doctest::Approx(0.05).epsilon(0.01));
+}
+
 TEST_CASE("the renderer: one row per record, a tally, the README's markers") {
   std::vector<ClaimRecord> records = {record_with(steps_measure(), result(1.18, 1.00, 1.33)),
                                       record_with(steps_measure(), result(0.45, 0.30, 0.60))};
@@ -391,6 +424,15 @@ TEST_CASE("the renderer: one row per record, a tally, the README's markers") {
               "1.33], n 3 x 3 | **not reproduced** | untuned: one setting for both arms; cost not "
               "recorded | small | authors |") != std::string::npos);
   CHECK(md.find("with a \\| bar") != std::string::npos);
+  // A tuned row names its untuned row's figure, and whether the verdict changed.
+  std::vector<ClaimRecord> pair = {records[0],
+                                   record_with(steps_measure(), result(0.45, 0.3, 0.6))};
+  pair[1].id = "T1-test-tuned";
+  pair[1].result->tuned = "both tuned on arch (lr 1e-3/3e-3; 2 seeds)";
+  CHECK(render_claims_markdown(pair).find(
+            "both tuned on arch (lr 1e-3/3e-3; 2 seeds); cost not recorded; untuned (T1-test): "
+            "1.18x [1.00, 1.33], not reproduced: the verdict changed under tuning") !=
+        std::string::npos);
   const std::string tally = render_claims_tally(records);
   CHECK(tally ==
         "Of 2 rows (1 claim of the two papers, a row per setting and protocol): 1 reproduced, 1 "
