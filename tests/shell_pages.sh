@@ -34,7 +34,7 @@ offers() {
   [[ $got == "$expected" ]] || fail "completing '${COMP_WORDS[*]}': expected '$expected', got '$got'"
 }
 offers tapir tr "train transfer"
-offers tapir arch "" "fit-poly stats import"
+offers tapir arch "" "fit-poly stats control import"
 offers tapir train --ta "--task"
 offers tapir train --task mo "modadd"
 offers tapir tasks show d "denoise dyck"

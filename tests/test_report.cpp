@@ -63,7 +63,7 @@ TEST_CASE("report: a search's and a comparison's JSON files are named in their e
                             R"("final_mean_test_accuracy":0.5,"knot_abs_max":1.0,"near":false})");
   CHECK(report_error(search.path()) ==
         result +
-            ": JSON: unknown key 'near' (known: steps, untrained_mean_test_accuracy, "
+            ": JSON: unknown key 'near' (known: steps, wall_s, untrained_mean_test_accuracy, "
             "final_mean_test_accuracy, knot_abs_max, model0_test_accuracy, near_chance)");
   fs::remove_all(search.path());
 

@@ -276,11 +276,12 @@ TEST_CASE("a search's verdict: near chance when the models gained under a tenth 
   CHECK(o.verdict().find("; model 0 ended at 0.5000") != std::string::npos);
   Json extra = o.to_json();
   extra.set("knot_max", 3.0);
-  CHECK_THROWS_WITH_AS(SearchOutcome::from_json(extra),
-                       "JSON: unknown key 'knot_max' (known: steps, untrained_mean_test_accuracy, "
-                       "final_mean_test_accuracy, knot_abs_max, model0_test_accuracy, "
-                       "near_chance)",
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      SearchOutcome::from_json(extra),
+      "JSON: unknown key 'knot_max' (known: steps, wall_s, untrained_mean_test_accuracy, "
+      "final_mean_test_accuracy, knot_abs_max, model0_test_accuracy, "
+      "near_chance)",
+      Error);
 }
 
 TEST_CASE("--arch-split chooses the split of the D_arch batches: arch (held out) or train") {
