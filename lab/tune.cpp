@@ -29,24 +29,24 @@ TuneAxis parse_tune_axis(const std::string& text) {
   std::string keys;
   for (const std::string& k : tune_keys()) keys += (keys.empty() ? "" : ", ") + k;
   TAPIR_CHECK(eq != std::string::npos && eq > 0, "--tune: expected KEY=V1,V2,... (keys: ", keys,
-              "), got ", quoted(text));
+              "), got ", tapir::quoted(text));
   TAPIR_CHECK(std::find(tune_keys().begin(), tune_keys().end(), axis.key) != tune_keys().end(),
-              "--tune: ", quoted(axis.key), " is not a key it tunes (keys: ", keys, ")");
+              "--tune: ", tapir::quoted(axis.key), " is not a key it tunes (keys: ", keys, ")");
   std::stringstream in(text.substr(eq + 1));
   for (std::string value; std::getline(in, value, ',');) {
-    TAPIR_CHECK(!value.empty(), "--tune: an empty value in ", quoted(text));
+    TAPIR_CHECK(!value.empty(), "--tune: an empty value in ", tapir::quoted(text));
     TAPIR_CHECK(std::find(axis.values.begin(), axis.values.end(), value) == axis.values.end(),
-                "--tune: ", quoted(value), " is listed twice in ", quoted(text));
+                "--tune: ", tapir::quoted(value), " is listed twice in ", tapir::quoted(text));
     axis.values.push_back(value);
   }
-  TAPIR_CHECK(!axis.values.empty(), "--tune: no values in ", quoted(text));
+  TAPIR_CHECK(!axis.values.empty(), "--tune: no values in ", tapir::quoted(text));
   return axis;
 }
 
 void check_tune_axes(const std::vector<TuneAxis>& axes) {
   std::set<std::string> seen;
   for (const TuneAxis& a : axes)
-    TAPIR_CHECK(seen.insert(a.key).second, "--tune: ", quoted(a.key),
+    TAPIR_CHECK(seen.insert(a.key).second, "--tune: ", tapir::quoted(a.key),
                 " is given twice; list its values once (", a.key, "=V1,V2,...)");
 }
 
@@ -121,7 +121,7 @@ Scored score_point(const VariantResult& r, const TuneGoal& goal) {
       break;
     case VerdictMetric::bits_per_byte:
       TAPIR_CHECK(arch.final_bits_per_byte.count > 0, "--tune: the runs of ",
-                  quoted(r.variant.name), " logged no bits per byte on arch");
+                  tapir::quoted(r.variant.name), " logged no bits per byte on arch");
       s.score = arch.final_bits_per_byte.median;
       s.rank = s.score;
       break;

@@ -72,6 +72,16 @@ refuse numbers "must fit in the 6 steps" @ search "${T[@]}" --search-steps 6 --a
 refuse numbers "arch-min-lr-ratio" @ search "${T[@]}" --arch-min-lr-ratio 2 --out new
 refuse numbers "arch-warmup" @ transfer --tasks add,copy --arch-warmup -1 --out new
 refuse numbers "--range" @ arch stats search/arch.safetensors --range 3,-3
+refuse numbers "--range" @ arch control search/arch.safetensors --kind gelu --range 3,-3 --out c.safetensors
+refuse names "unknown control" @ arch control search/arch.safetensors --kind wiggly --out c.safetensors
+refuse numbers "--tune: 'seed' is not a key it tunes" @ compare "${T[@]}" --tune seed=1,2 --out new
+refuse numbers "--tune: an empty value" @ compare "${T[@]}" --tune lr=1e-3,,3e-3 --out new
+refuse numbers "--tune: 'lr' is given twice" @ compare "${T[@]}" --tune lr=1e-3 --tune lr=3e-3 --out new
+refuse numbers "--tune-seeds" @ compare "${T[@]}" --tune lr=1e-3 --tune-seeds 0 --out new
+refuse numbers "eval-on arch needs train-on train" @ train "${T[@]}" --eval-on arch --out new
+refuse numbers "train-noise and train-gamma go together" @ train "${T[@]}" --train-gamma 0.5 --out new
+refuse numbers "does not take --constraint" @ train "${T[@]}" --train-noise gaussian --train-gamma 0.5 --constraint descent --out new
+refuse numbers "ds-weight must be positive" @ train "${T[@]}" --constraint deep-supervision --ds-weight 0 --out new
 refuse numbers "--range" @ arch stats search/arch.safetensors --range abc
 refuse numbers "knots in" @ arch stats search/arch.safetensors --range 0.01,0.02
 for value in 0 1.5 nan -1 abc ""; do
