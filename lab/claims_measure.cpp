@@ -327,6 +327,32 @@ std::vector<std::vector<double>> final_by_part(const Json& compare, const ClaimM
   return groups;
 }
 
+// The difference of the medians of two sets of groups (searches, their
+// seeds inside), paired by seed, as a claim's result; `what` names the two
+// sides in an error, `how` ends the detail.
+ClaimResult paired_difference(const ClaimMeasure& m,
+                              const std::vector<std::vector<double>>& variant,
+                              const std::vector<std::vector<double>>& other, const char* what,
+                              const std::string& how) {
+  TAPIR_CHECK(variant.size() == other.size() && variant.front().size() == other.front().size(),
+              what, " differ in searches or seeds: ", variant.size(), " x ", variant.front().size(),
+              " against ", other.size(), " x ", other.front().size());
+  const MedianDifference d = median_difference(variant, other, /*paired=*/true);
+  ClaimResult r;
+  r.value = d.difference.point;
+  r.lo = d.difference.lo;
+  r.hi = d.difference.hi;
+  r.searches = static_cast<int>(variant.size());
+  r.seeds = static_cast<int>(variant.front().size());
+  r.interval = "95% CI";
+  char text[64];
+  std::snprintf(text, sizeof text, "median %.3f against %.3f", median_of_all(variant),
+                median_of_all(other));
+  r.detail = text + how;
+  r.status = status_by_rule(m, r);
+  return r;
+}
+
 }  // namespace
 
 ClaimResult result_versus(const ClaimMeasure& m, const Json& compare) {
@@ -341,47 +367,13 @@ ClaimResult result_versus(const ClaimMeasure& m, const Json& compare) {
     }
     if (name == "arch") name = single;
   }
-  const auto variant = final_by_part(compare, m, name);
-  const auto other = final_by_part(compare, m, m.versus);
-  TAPIR_CHECK(variant.size() == other.size() && variant.front().size() == other.front().size(),
-              "the two variants differ in searches or seeds: ", variant.size(), " x ",
-              variant.front().size(), " against ", other.size(), " x ", other.front().size());
-  const MedianDifference d = median_difference(variant, other, /*paired=*/true);
-  ClaimResult r;
-  r.value = d.difference.point;
-  r.lo = d.difference.lo;
-  r.hi = d.difference.hi;
-  r.searches = static_cast<int>(variant.size());
-  r.seeds = static_cast<int>(variant.front().size());
-  r.interval = "95% CI";
-  char text[200];
-  std::snprintf(text, sizeof text, "median %.3f against %.3f (%s); paired by search and seed",
-                median_of_all(variant), median_of_all(other), m.versus.c_str());
-  r.detail = text;
-  r.status = status_by_rule(m, r);
-  return r;
+  return paired_difference(m, final_by_part(compare, m, name), final_by_part(compare, m, m.versus),
+                           "the two variants", " (" + m.versus + "); paired by search and seed");
 }
 
 ClaimResult result_between(const ClaimMeasure& m, const Json& compare, const Json& against) {
-  const auto variant = final_by_search(compare, m);
-  const auto other = final_by_search(against, m);
-  TAPIR_CHECK(variant.size() == other.size() && variant.front().size() == other.front().size(),
-              "the two experiments differ in searches or seeds: ", variant.size(), " x ",
-              variant.front().size(), " against ", other.size(), " x ", other.front().size());
-  const MedianDifference d = median_difference(variant, other, /*paired=*/true);
-  ClaimResult r;
-  r.value = d.difference.point;
-  r.lo = d.difference.lo;
-  r.hi = d.difference.hi;
-  r.searches = static_cast<int>(variant.size());
-  r.seeds = static_cast<int>(variant.front().size());
-  r.interval = "95% CI";
-  char text[160];
-  std::snprintf(text, sizeof text, "median %.3f against %.3f; paired by seed",
-                median_of_all(variant), median_of_all(other));
-  r.detail = text;
-  r.status = status_by_rule(m, r);
-  return r;
+  return paired_difference(m, final_by_search(compare, m), final_by_search(against, m),
+                           "the two experiments", "; paired by seed");
 }
 
 }  // namespace tapir
