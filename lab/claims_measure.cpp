@@ -303,7 +303,10 @@ namespace {
 std::vector<std::vector<double>> final_by_part(const Json& compare, const ClaimMeasure& m,
                                                const std::string& name) {
   const std::string key = m.metric == "accuracy" ? "final_accuracy" : "final_" + m.metric;
+  // A pool named NAME is the row "NAME: K pooled" (lab/compare.h's pool_named).
   const Json* entry = variant_entry(compare, name);
+  for (const Json& v : compare.at("variants").as_array())
+    if (entry == nullptr && v.at("variant").as_string().rfind(name + ": ", 0) == 0) entry = &v;
   TAPIR_CHECK(entry != nullptr, "compare.json: no variant ", tapir::quoted(name));
   std::vector<const Json*> parts;
   if (const Json* pooled = entry->find("pooled")) {

@@ -295,7 +295,7 @@ TEST_CASE("result_versus: the searches' functions against their controls, paired
       {"variant": "arch: 2 searches", "pooled": ["arch:s0/arch.safetensors",
        "arch:s1/arch.safetensors"], )" +
                  runs(0, 0) + R"(},
-      {"variant": "control-gelu", "pooled": ["arch:c/s0-gelu.safetensors,pool=control-gelu",
+      {"variant": "control-gelu: 2 pooled", "pooled": ["arch:c/s0-gelu.safetensors,pool=control-gelu",
        "arch:c/s1-gelu.safetensors,pool=control-gelu"], )" +
                  runs(0, 0) + "}]}");
   ClaimMeasure m;
