@@ -149,7 +149,7 @@ double run_experiment(const ClaimExperiment& e, const ClaimBudget& budget, const
     std::vector<std::string> robust = {"robust-compare"};
     robust.insert(robust.end(), e.task.begin(), e.task.end());
     robust.insert(robust.end(), {"--steps", steps, "--seeds", std::to_string(budget.seeds),
-                                 "--threads", "1", "--out", dir + "/robust"});
+                                 "--threads", "1", "--arm-name", e.arm, "--out", dir + "/robust"});
     robust.insert(robust.end(), e.compare_flags.begin(), e.compare_flags.end());
     run_tapir(robust, o.ranks);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
