@@ -1,7 +1,8 @@
 // `tapir robust-compare`: plain training (ERM) against per-layer descent
-// constraints over several seeds, side by side. For each seed it trains (or
-// resumes, or reuses) DIR/erm_s<seed> and DIR/<arm>_s<seed> with the same
-// options except the constraint, then reports, as mean +- std over seeds with
+// constraints (or deep supervision, or noise-augmented ERM) over several
+// seeds, side by side. For each seed it trains (or resumes, or reuses)
+// DIR/erm_s<seed> and DIR/<arm>_s<seed> with the same options except the
+// constraint and the training noise, then reports, as mean +- std over seeds with
 // the paired difference's mean and its 95% interval (lab/intervals.h):
 // the per-layer loss profile and how many runs are monotone, every
 // evaluation split's metric (for denoise: RMSE per sigma), and the metric
