@@ -12,14 +12,9 @@ namespace tapir {
 
 namespace {
 
-// The first and last knots of `grid` inside [lo, hi].
+// The first and last knots of `grid` inside [lo, hi]: at least 3.
 std::pair<int64_t, int64_t> knots_inside(const SplineGrid& grid, double lo, double hi) {
-  int64_t first = -1, last = -1;
-  for (int64_t k = 0; k < grid.knots(); ++k)
-    if (grid.knot(k) >= lo && grid.knot(k) <= hi) {
-      if (first < 0) first = k;
-      last = k;
-    }
+  const auto [first, last] = knots_in_range(grid, lo, hi);
   TAPIR_CHECK(first >= 0 && last - first >= 2, "arch control: fewer than 3 knots of the grid (",
               grid.knots(), " on [", grid.lo(), ", ", grid.hi(), "]) in [", lo, ", ", hi, "]");
   return {first, last};

@@ -31,13 +31,7 @@ double curvature_rms(const std::vector<float>& values, const SplineGrid& grid, i
 
 FunctionRoughness roughness_of(const std::string& name, const std::vector<float>& values,
                                const SplineGrid& grid, double lo, double hi) {
-  // The knots inside [lo, hi]: k from first to last.
-  int64_t first = -1, last = -1;
-  for (int64_t k = 0; k < grid.knots(); ++k)
-    if (grid.knot(k) >= lo && grid.knot(k) <= hi) {
-      if (first < 0) first = k;
-      last = k;
-    }
+  const auto [first, last] = knots_in_range(grid, lo, hi);
   const int64_t inside = first < 0 ? 0 : last - first + 1;
   TAPIR_CHECK(inside >= 3, "arch stats: ", name, " has ", inside, " knots in [", lo, ", ", hi,
               "] (its grid: ", grid.knots(), " knots on [", grid.lo(), ", ", grid.hi(),
@@ -54,6 +48,16 @@ FunctionRoughness roughness_of(const std::string& name, const std::vector<float>
 }
 
 }  // namespace
+
+std::pair<int64_t, int64_t> knots_in_range(const SplineGrid& grid, double lo, double hi) {
+  int64_t first = -1, last = -1;
+  for (int64_t k = 0; k < grid.knots(); ++k)
+    if (grid.knot(k) >= lo && grid.knot(k) <= hi) {
+      if (first < 0) first = k;
+      last = k;
+    }
+  return {first, last};
+}
 
 std::vector<FunctionRoughness> arch_roughness(const Architecture& arch, double lo, double hi) {
   TAPIR_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi,

@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nn/architecture.h"
@@ -23,6 +24,9 @@ struct FunctionRoughness {
   double curvature_rms = 0;  // rms of (v[k-1] - 2 v[k] + v[k+1]) / spacing^2
   double poly8_rms = 0;      // rms error of the degree-8 least-squares fit
 };
+
+// The first and last knots of `grid` inside [lo, hi]; {-1, -1} when none is.
+std::pair<int64_t, int64_t> knots_in_range(const SplineGrid& grid, double lo, double hi);
 
 // Every function of `arch` over [lo, hi]; fails unless lo < hi and every
 // grid has at least 3 knots inside the range.

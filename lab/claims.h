@@ -204,8 +204,8 @@ ClaimResult result_between(const ClaimMeasure& measure, const Json& compare, con
 ClaimResult result_from_robust_summary(const ClaimMeasure& measure, const Json& summary);
 // The difference of medians of the final `metric` on `split` between the
 // measured variant ("arch": the searches pooled) and measure.versus (a
-// pool, e.g. "control-gelu": its row "control-gelu: 3 pooled"), each grouped by its parts (searches)
-// and paired by seed: the interval of lab/intervals.h's median_difference.
+// pool, e.g. "control-gelu": its row "control-gelu: 3 pooled"), each grouped by its parts
+// (searches) and paired by seed: the interval of lab/intervals.h's median_difference.
 ClaimResult result_versus(const ClaimMeasure& measure, const Json& compare);
 
 // The table's "here" cell: the statistic, its figure and interval, n and

@@ -147,15 +147,11 @@ VariantResult summarise_variant(const Variant& variant, std::vector<SeedRun> run
   return vr;
 }
 
-namespace {
-
-std::string slug(const std::string& name) {
+std::string variant_folder(const std::string& name) {
   std::string s;
   for (char c : name) s += std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
   return s.size() > 80 ? s.substr(s.size() - 80) : s;
 }
-
-}  // namespace
 
 std::vector<PlannedRun> plan_variant(const TrainConfig& config, const Variant& variant, int seeds,
                                      const std::string& dir) {
@@ -193,7 +189,7 @@ std::vector<TrainConfig> check_variants(const CompareOptions& options,
   for (const Variant& variant : options.variants) {
     TAPIR_CHECK(!variant.name.empty(),
                 "--variant: expected baseline, arch:FILE or key=value items, got an empty name");
-    const auto [at, fresh] = folders.emplace(slug(variant.name), variant.name);
+    const auto [at, fresh] = folders.emplace(variant_folder(variant.name), variant.name);
     TAPIR_CHECK(fresh, "variants ", quoted(at->second), " and ", quoted(variant.name),
                 at->second == variant.name ? " are the same" : " would share one folder",
                 "; give each variant once");
@@ -214,9 +210,9 @@ std::vector<VariantResult> run_compare(const CompareOptions& options,
   std::vector<std::vector<PlannedRun>> plans;
   std::vector<PlannedRun> all;
   for (size_t k = 0; k < configs.size(); ++k) {
-    plans.push_back(
-        plan_variant(configs[k], options.variants[k], options.seeds,
-                     (fs::path(options.out_dir) / slug(options.variants[k].name)).string()));
+    plans.push_back(plan_variant(
+        configs[k], options.variants[k], options.seeds,
+        (fs::path(options.out_dir) / variant_folder(options.variants[k].name)).string()));
     all.insert(all.end(), plans.back().begin(), plans.back().end());
   }
   progress.plan(static_cast<int>(all.size()));

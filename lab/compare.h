@@ -48,8 +48,8 @@ struct SplitRun {
 struct SeedRun {
   uint64_t seed = 0;
   std::string dir;
-  int64_t steps_done = 0;  // the last logged evaluation's step
-  double wall_s = 0;       // and its wall seconds
+  int64_t steps_done = 0;        // the last logged evaluation's step
+  double wall_s = 0;             // and its wall seconds
   std::string build;             // the build that finished it ("" if not recorded)
   std::string group_by;          // "length", ...; empty when the task has no groups
   std::vector<SplitRun> splits;  // in the task's order: the first is "test"
@@ -116,6 +116,9 @@ std::vector<double> parse_thresholds(const std::string& text);
 
 // The runs of one configuration over seeds config.seed, config.seed + 1,
 // ..., in dir/seed-N, labelled "<variant> seed N".
+// The folder name a variant's runs go in: its name with every character
+// but letters, digits and '.' as '_', its last 80 characters.
+std::string variant_folder(const std::string& name);
 std::vector<PlannedRun> plan_variant(const TrainConfig& config, const Variant& variant, int seeds,
                                      const std::string& dir);
 // Reads the finished runs of plan_variant and summarises them.

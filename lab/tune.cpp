@@ -137,7 +137,7 @@ Variant point_variant(const Variant& v, const Point& p, bool hold_out_arch) {
   for (const auto& [k, value] : p) t.args.push_back("--" + k + "=" + value);
   t.args.push_back("--train-on=train");
   t.args.push_back("--eval-on=arch");
-  if (hold_out_arch) t.args.push_back("--arch-frac=0.2");
+  if (hold_out_arch) t.args.push_back(std::string("--arch-frac=") + kTuneArchFrac);
   return t;
 }
 
@@ -148,12 +148,6 @@ bool arch_split_empty(const TrainConfig& config) {
   const TaskOptions options = config.task_options;
   const std::string given = options.get_string("arch-frac", "");
   return !given.empty() && std::stod(given) == 0;
-}
-
-std::string slug_of(const std::string& name) {
-  std::string s;
-  for (char c : name) s += std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
-  return s.size() > 80 ? s.substr(s.size() - 80) : s;
 }
 
 }  // namespace
@@ -178,14 +172,16 @@ TunedVariants tune_variants(const CompareOptions& options, const ApplyVariant& a
     for (const Point& p : points) {
       const Variant t = point_variant(v, p, hold_out);
       TrainConfig config = apply_variant(base, t);
-      TAPIR_CHECK(make_task(config.task, config.task_options)->eval_size("arch") > 0,
-                  "--tune: task ", config.task, " has no arch split to score settings on");
-      const std::string dir =
-          (fs::path(options.out_dir) / "tune" / slug_of(v.name) / slug_of(point_text(p, ",")))
-              .string();
+      const std::string dir = (fs::path(options.out_dir) / "tune" / variant_folder(v.name) /
+                               variant_folder(point_text(p, ",")))
+                                  .string();
       plans.back().push_back({t, plan_variant(config, t, tune.seeds, dir)});
       all.insert(all.end(), plans.back().back().runs.begin(), plans.back().back().runs.end());
     }
+    // The grid's keys leave the task alone: its arch split is checked once.
+    const TrainConfig& first = plans.back().front().runs.front().config;
+    TAPIR_CHECK(make_task(first.task, first.task_options)->eval_size("arch") > 0, "--tune: task ",
+                first.task, " has no arch split to score settings on");
   }
   Progress silent(Progress::Style::quiet);
   Progress& progress = options.progress ? *options.progress : silent;
@@ -237,7 +233,9 @@ TunedVariants tune_variants(const CompareOptions& options, const ApplyVariant& a
     for (const auto& [key, value] : points[best]) chosen.set(key, value);
     Json record = Json::object();
     record.set("split", "arch");
-    record.set("arch_held_out", hold_out ? "arch-frac=0.2 of the training data" : "the task's");
+    record.set("arch_held_out",
+               hold_out ? std::string("arch-frac=") + kTuneArchFrac + " of the training data"
+                        : std::string("the task's"));
     record.set("score", tune_goal_text(goal));
     record.set("grid", grid);
     record.set("seeds", seeds);

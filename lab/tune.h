@@ -35,6 +35,10 @@ struct TuneOptions {
 // seed + 1000000 K + m), so tuning shares no seed with either.
 inline constexpr uint64_t kTuneSeedOffset = 500'000;
 
+// The share of the training data a tuning run holds out as its arch split
+// where the comparison's options hold none out (arch-frac 0).
+inline constexpr const char* kTuneArchFrac = "0.2";
+
 // The keys a grid may tune: the optimizer's and the schedule's settings.
 const std::vector<std::string>& tune_keys();
 // "lr=1e-3,3e-3" as an axis; fails in one line naming the keys it takes

@@ -124,9 +124,11 @@ TEST_CASE("the configuration checks its fields and round-trips through JSON") {
   // The kind is a closed choice: a config file's unknown kind stops reading.
   Json ascent = descent({0.1}).to_json();
   ascent.set("kind", "ascent");
-  CHECK_THROWS_WITH_AS(ConstraintConfig::from_json(ascent),
-                       doctest::Contains("unknown constraint kind 'ascent' (known: none, descent, deep-supervision)"),
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      ConstraintConfig::from_json(ascent),
+      doctest::Contains(
+          "unknown constraint kind 'ascent' (known: none, descent, deep-supervision)"),
+      Error);
   // The numbers are checked with the constraints off too (a bad --alpha is
   // a mistake either way); only the per-layer count needs them on.
   ConstraintConfig none;
