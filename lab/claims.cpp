@@ -90,9 +90,10 @@ ClaimMeasure measure_from_json(const Json& j) {
   m.variant = optional_text(j, "variant");
   m.split = optional_text(j, "split");
   m.metric = optional_text(j, "metric");
-  TAPIR_CHECK(m.against.empty() == (m.field != "between"),
-              "measure: field between needs the experiment it is measured against, and only it "
-              "takes one");
+  const bool between = m.field == "between" || m.field == "gain_between";
+  TAPIR_CHECK(m.against.empty() != between,
+              "measure: fields between and gain_between need the experiment they are measured "
+              "against, and only they take one");
   return m;
 }
 

@@ -36,7 +36,9 @@ struct ClaimMeasure {
   // searches pooled), the split and, for a difference, the metric.
   std::string experiment;
   // field "between": the difference of a final metric between this
-  // experiment's searches and those of `against` (another experiment).
+  // experiment's searches and those of `against` (another experiment);
+  // "gain_between": the same of the searches' gains over each experiment's
+  // own baseline (each run minus the baseline's run of its seed).
   std::string against;
   // "versus": the difference of a final metric between the variant and
   // another of the same comparison (a control, lab/arch_controls.h), its
@@ -196,7 +198,8 @@ ClaimResult result_from_compare(const ClaimMeasure& measure, const Json& compare
 // The result of a "between" measure: the searches' runs of `compare`
 // against those of `against` (each a compare.json), the median difference of
 // the final `metric` on `split`, paired by seed, drawn over searches then
-// seeds.
+// seeds. With field "gain_between" each run is first made its gain over the
+// baseline's run of the same seed in its own comparison.
 ClaimResult result_between(const ClaimMeasure& measure, const Json& compare, const Json& against);
 // The result of `measure` read from a robust-compare summary_ARM.json: its
 // field is a dotted path ("monotone.difference", "splits.test.difference",

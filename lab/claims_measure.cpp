@@ -175,6 +175,41 @@ std::map<std::string, ClaimExperiment> read_claim_experiments(const std::string&
   return out;
 }
 
+namespace {
+
+// How many of a pooled row's searches help on their own: each single
+// search's entry of `list` (its `field` object, the estimate under `key`)
+// with its interval wholly on the claimed side of no effect, and with its
+// estimate there. "" for a row of one search.
+std::string searches_that_help(const ClaimMeasure& m, const Json& list, const std::string& field,
+                               const char* key, int searches) {
+  if (m.variant != "arch" || searches < 2) return "";
+  int beyond = 0, toward = 0, all = 0;
+  const auto better = [&](double x) {
+    return m.higher_better ? x > m.null_value : x < m.null_value;
+  };
+  for (const Json& e : list.as_array()) {
+    const std::string& variant = e.at("variant").as_string();
+    if (e.at("split").as_string() != m.split || variant.rfind("arch:", 0) != 0 ||
+        variant.rfind("arch: ", 0) == 0 || variant.find(",pool=") != std::string::npos)
+      continue;
+    if (!m.metric.empty() && e.find("metric") != nullptr && e.at("metric").as_string() != m.metric)
+      continue;
+    ++all;
+    const Json& d = e.at(field);
+    const std::optional<double> value = finite_or_none(d, key), lo = finite_or_none(d, "lo"),
+                                hi = finite_or_none(d, "hi");
+    toward += value && better(*value);
+    beyond += lo && hi && better(m.higher_better ? *lo : *hi);
+  }
+  if (all != searches) return "";  // a pool of other rows (controls): no count
+  return "; searches alone: " + std::to_string(beyond) + " of " + std::to_string(all) +
+         " beyond no effect, " + std::to_string(toward) + " of " + std::to_string(all) +
+         " in its direction";
+}
+
+}  // namespace
+
 ClaimResult result_from_compare(const ClaimMeasure& m, const Json& compare) {
   ClaimResult r;
   const Json* entry = nullptr;
@@ -211,6 +246,10 @@ ClaimResult result_from_compare(const ClaimMeasure& m, const Json& compare) {
   r.seeds = static_cast<int>(entry->at("seeds").as_int());
   r.interval = "95% CI";
   r.status = status_by_rule(m, r);
+  r.detail +=
+      m.field == "difference"
+          ? searches_that_help(m, compare.at("on_metric"), "difference", "difference", r.searches)
+          : searches_that_help(m, compare.at("against_baseline"), m.field, "ratio", r.searches);
   add_tuning_and_compute(compare, entry->at("variant").as_string(), r);
   return r;
 }
@@ -374,9 +413,41 @@ ClaimResult result_versus(const ClaimMeasure& m, const Json& compare) {
                            "the two variants", " (" + m.versus + "); paired by search and seed");
 }
 
+namespace {
+
+// Each search's runs less the baseline's run of the same seed.
+std::vector<std::vector<double>> gains_by_search(const Json& compare, const ClaimMeasure& m) {
+  std::vector<std::vector<double>> groups = final_by_search(compare, m);
+  const std::vector<double> baseline = final_by_part(compare, m, "baseline").front();
+  for (std::vector<double>& group : groups) {
+    TAPIR_CHECK(group.size() == baseline.size(), "compare.json: a search has ", group.size(),
+                " runs and the baseline ", baseline.size(), "; a gain pairs them by seed");
+    for (size_t i = 0; i < group.size(); ++i) group[i] -= baseline[i];
+  }
+  return groups;
+}
+
+}  // namespace
+
 ClaimResult result_between(const ClaimMeasure& m, const Json& compare, const Json& against) {
-  return paired_difference(m, final_by_search(compare, m), final_by_search(against, m),
-                           "the two experiments", "; paired by seed");
+  const bool gains = m.field == "gain_between";
+  std::vector<std::vector<double>> one = gains ? gains_by_search(compare, m)
+                                               : final_by_search(compare, m),
+                                   other = gains ? gains_by_search(against, m)
+                                                 : final_by_search(against, m);
+  // Search k of either experiment is seeded alike (claims_run.cpp): where one
+  // ran more searches, its first ones pair with the other's.
+  const size_t n = std::min(one.size(), other.size());
+  std::string note;
+  if (one.size() != other.size())
+    note = "; the first " + std::to_string(n) + " of " +
+           std::to_string(std::max(one.size(), other.size())) + " searches of " +
+           (one.size() > n ? "this experiment" : "the other");
+  one.resize(n);
+  other.resize(n);
+  return paired_difference(
+      m, one, other, "the two experiments",
+      (gains ? "; gains over each one's baseline, paired by seed" : "; paired by seed") + note);
 }
 
 }  // namespace tapir

@@ -65,6 +65,9 @@ struct Measures {
   std::vector<std::string> splits;
   std::vector<PerArm> split_metric;
   std::vector<std::vector<PerArm>> noise_metric;  // [noise][gamma]
+  // [noise][gamma]: per run, 1 if its per-layer profile under that noise
+  // (the first noise seed) is monotone, else 0 (Theorem 4's test)
+  std::vector<std::vector<PerArm>> noise_monotone;
   std::string metric = "accuracy";
 };
 
@@ -130,7 +133,15 @@ void measure_run(const RobustCompareConfig& c, const std::string& dir, int a, Me
   for (size_t n = 0; n < c.noise.size(); ++n) {
     const auto curve =
         robustness_curve(evaluator, c.split, parse_noise_kind(c.noise[n]), c.gammas, c.repeats, 0);
-    for (size_t g = 0; g < c.gammas.size(); ++g) m.noise_metric[n][g][a].push_back(curve[g].metric);
+    for (size_t g = 0; g < c.gammas.size(); ++g) {
+      m.noise_metric[n][g][a].push_back(curve[g].metric);
+      const Perturbation noise = make_perturbation(parse_noise_kind(c.noise[n]), c.gammas[g],
+                                                   evaluator.model(), *t.task, 0);
+      std::vector<double> loss;
+      for (const EvalTally& layer : evaluate_layers(evaluator, c.split, noise))
+        loss.push_back(layer.all.loss());
+      m.noise_monotone[n][g][a].push_back(is_monotone(loss) ? 1 : 0);
+    }
   }
 }
 
@@ -196,6 +207,28 @@ void report_noise(const RobustCompareConfig& c, const ArmNames& arms, const Meas
     by_noise.set(c.noise[n], rows);
   }
   summary.set("noise", by_noise);
+  // The per-layer profile under each noise: is it still monotone?
+  Json profile = Json::object();
+  for (size_t n = 0; n < c.noise.size(); ++n) {
+    std::printf("monotone runs on %s under %s noise, by gamma:", c.split.c_str(),
+                c.noise[n].c_str());
+    Json rows = Json::array();
+    for (size_t g = 0; g < c.gammas.size(); ++g) {
+      int count[2] = {0, 0};
+      for (int a = 0; a < 2; ++a)
+        for (double x : m.noise_monotone[n][g][a]) count[a] += x > 0;
+      std::printf("%s %g: %s %d, %s %d", g == 0 ? "" : ";", c.gammas[g], arms[0].c_str(), count[0],
+                  arms[1].c_str(), count[1]);
+      rows.push_back(Json::object()
+                         .set("gamma", c.gammas[g])
+                         .set(arms[0], count[0])
+                         .set(arms[1], count[1])
+                         .set("difference", difference_json(m.noise_monotone[n][g])));
+    }
+    std::printf(" (of %lld)\n", static_cast<long long>(c.seeds));
+    profile.set(c.noise[n], rows);
+  }
+  summary.set("monotone_noise", profile);
 }
 
 }  // namespace
@@ -214,6 +247,7 @@ bool run_robust_compare(const RobustCompareConfig& c) {
   Measures m;
   m.layer_loss.resize(static_cast<size_t>(c.base.model.layers) + 1);
   m.noise_metric.assign(c.noise.size(), std::vector<PerArm>(c.gammas.size()));
+  m.noise_monotone.assign(c.noise.size(), std::vector<PerArm>(c.gammas.size()));
   for (int a = 0; a < 2; ++a)
     for (const std::string& dir : dirs[a]) measure_run(c, dir, a, m);
 

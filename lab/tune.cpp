@@ -155,8 +155,10 @@ bool arch_split_empty(const TrainConfig& config) {
 TunedVariants tune_variants(const CompareOptions& options, const ApplyVariant& apply_variant,
                             const TuneOptions& tune, const TuneGoal& goal) {
   check_tune_axes(tune.axes);
+  check_tune_axes(tune.baseline_axes);
   TAPIR_CHECK(tune.seeds >= 1, "--tune-seeds must be at least 1, got ", tune.seeds);
-  const std::vector<Point> points = grid_points(tune.axes);
+  TAPIR_CHECK(tune.baseline_axes.empty() || !tune.axes.empty(),
+              "--tune-baseline is the baseline's grid beside --tune's; give --tune too");
   const bool hold_out = arch_split_empty(options.base);
   TrainConfig base = options.base;
   base.seed = options.base.seed + kTuneSeedOffset;
@@ -169,7 +171,7 @@ TunedVariants tune_variants(const CompareOptions& options, const ApplyVariant& a
   std::vector<PlannedRun> all;
   for (const Variant& v : options.variants) {
     plans.emplace_back();
-    for (const Point& p : points) {
+    for (const Point& p : grid_points(tune.axes_for(v.name))) {
       const Variant t = point_variant(v, p, hold_out);
       TrainConfig config = apply_variant(base, t);
       const std::string dir = (fs::path(options.out_dir) / "tune" / variant_folder(v.name) /
@@ -185,15 +187,19 @@ TunedVariants tune_variants(const CompareOptions& options, const ApplyVariant& a
   }
   Progress silent(Progress::Style::quiet);
   Progress& progress = options.progress ? *options.progress : silent;
-  progress.line("tuning " + std::to_string(options.variants.size()) + " variants over " +
-                std::to_string(points.size()) + " settings x " + std::to_string(tune.seeds) +
-                " seeds, scored by " + tune_goal_text(goal));
+  std::string grids = std::to_string(grid_points(tune.axes).size()) + " settings";
+  if (!tune.baseline_axes.empty())
+    grids += " (the baseline " + std::to_string(grid_points(tune.baseline_axes).size()) + ")";
+  progress.line("tuning " + std::to_string(options.variants.size()) + " variants over " + grids +
+                " x " + std::to_string(tune.seeds) + " seeds, scored by " + tune_goal_text(goal));
   progress.plan(static_cast<int>(all.size()));
   train_all(all, progress);
 
   TunedVariants out;
   for (size_t k = 0; k < options.variants.size(); ++k) {
     const Variant& v = options.variants[k];
+    const std::vector<TuneAxis>& axes = tune.axes_for(v.name);
+    const std::vector<Point> points = grid_points(axes);
     WorkCost cost;
     std::vector<Scored> scores;
     Json point_list = Json::array();
@@ -222,7 +228,7 @@ TunedVariants tune_variants(const CompareOptions& options, const ApplyVariant& a
     Variant tuned = v;
     for (const auto& [key, value] : points[best]) tuned.args.push_back("--" + key + "=" + value);
     Json grid = Json::object();
-    for (const TuneAxis& a : tune.axes) {
+    for (const TuneAxis& a : axes) {
       Json values = Json::array();
       for (const std::string& value : a.values) values.push_back(value);
       grid.set(a.key, values);

@@ -26,8 +26,15 @@ struct TuneAxis {
 
 struct TuneOptions {
   std::vector<TuneAxis> axes;  // empty: no tuning
-  int seeds = 2;               // tuning seeds per point
+  // --tune-baseline: the baseline's own grid in place of `axes` (empty: it
+  // tunes on `axes` too). A larger grid gives it a compute-matched arm: as
+  // much tuning as the learned functions' search and tuning cost together.
+  std::vector<TuneAxis> baseline_axes;
+  int seeds = 2;  // tuning seeds per point
   bool enabled() const { return !axes.empty(); }
+  const std::vector<TuneAxis>& axes_for(const std::string& variant) const {
+    return variant == "baseline" && !baseline_axes.empty() ? baseline_axes : axes;
+  }
 };
 
 // Tuning seeds start this far from the comparison's first seed: --seeds is

@@ -96,6 +96,7 @@ Tensor ConstrainedTrainer::compute_loss(Tensor inputs, Tensor targets, Tensor ma
 std::vector<double> ConstrainedTrainer::dual_batch_constraints() {
   NoGrad no_grad;
   task().sample("train", cc_.dual_batch, dual_rng_, dual_batch_);
+  if (config().shuffle_labels) dual_batch_.shuffle_labels(dual_rng_);
   const BatchTensors t = to_tensors(dual_batch_, device());
   const std::vector<double> f = values_of(layer_losses(model(), t.inputs, t.targets, t.mask));
   reset_step();

@@ -125,6 +125,7 @@ double Search::arch_gradient(int model) {
   }
   Batch batch;
   trainer.task().sample(name_of(config_.arch_split), config_.arch_batch, member.arch_rng, batch);
+  if (config_.base.shuffle_labels) batch.shuffle_labels(member.arch_rng);
   const BatchTensors t = to_tensors(batch, trainer.device());
   Tensor loss = task_loss(trainer.model().forward(t.inputs), t.targets, t.mask);
   const double value = loss.item();

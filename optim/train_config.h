@@ -93,7 +93,8 @@ struct TrainConfig {
   EvalOn eval_on = EvalOn::task;    // arch: evaluate the held-out arch split alone
   TrainNoise train_noise = TrainNoise::none;  // noise on the embeddings while training
   double train_gamma = 0;                     // its strength (> 0 with a noise)
-  ProtocolRecord protocol;                    // what set its flags, if anything
+  bool shuffle_labels = false;  // every training batch's labels shuffled among its rows
+  ProtocolRecord protocol;      // what set its flags, if anything
 
   void validate() const;
   Json to_json() const;
@@ -140,7 +141,8 @@ struct TrainConfig {
     f.optional("eval_on", c.eval_on);          // absent before it existed: the task's splits
     f.optional("train_noise", c.train_noise);  // absent before it existed: none
     f.optional("train_gamma", c.train_gamma);
-    f.optional("protocol", c.protocol);  // absent before protocols: none
+    f.optional("shuffle_labels", c.shuffle_labels);  // absent before it existed: false
+    f.optional("protocol", c.protocol);              // absent before protocols: none
   }
 };
 

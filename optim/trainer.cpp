@@ -110,6 +110,7 @@ void Trainer::set_data_parallel(bool on) {
 StepStats Trainer::train_step() {
   const TrainConfig& config = run_.config;
   run_.task->sample("train", config.batch, data_rng_, batch_);
+  if (config.shuffle_labels) batch_.shuffle_labels(data_rng_);
   const bool split = data_parallel_ && dist::distributed();
   const double share = split ? take_rank_rows(batch_, rank_batch_) : 1.0;
   const BatchTensors t = to_tensors(split ? rank_batch_ : batch_, config.device);

@@ -54,6 +54,19 @@ void Batch::reset_frames(int64_t batch, int64_t length, int64_t frame_dim) {
   values.assign(B * T * n, 0.0f);
 }
 
+void Batch::shuffle_labels(Rng& rng) {
+  const std::vector<int32_t> from = rng.permutation(B);
+  const std::vector<int32_t> old_targets = targets;
+  const std::vector<float> old_mask = mask, old_values = values;
+  const int64_t frame = T * n;
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t src = from[static_cast<size_t>(b)];
+    std::copy_n(old_targets.begin() + src * T, T, targets.begin() + b * T);
+    std::copy_n(old_mask.begin() + src * T, T, mask.begin() + b * T);
+    if (n > 0) std::copy_n(old_values.begin() + src * frame, frame, values.begin() + b * frame);
+  }
+}
+
 void EvalTally::add(const Tally& one, int32_t group) {
   all.add(one);
   if (group >= 0) by_group[group].add(one);

@@ -55,6 +55,11 @@ struct Batch {
   void reset(int64_t batch, int64_t length, int32_t pad);
   // reset(batch, length, 0), then sizes inputs and values for (B, T, n), zeroed.
   void reset_frames(int64_t batch, int64_t length, int64_t frame_dim);
+  // The labels of random examples (Zhang et al. 2017's control): each row's
+  // targets, mask and values replaced by those of another row, the rows
+  // drawn as a random permutation from `rng`. The inputs stay; what a model
+  // can learn from the result is the labels' marginals alone.
+  void shuffle_labels(Rng& rng);
   int64_t at(int64_t b, int64_t t) const { return b * T + t; }
 };
 

@@ -151,8 +151,10 @@ TEST_CASE("a record reads back as written, and an unknown key is named") {
   CHECK(claim_from_json(against).measure->against == "other");
   m2.set("field", "difference");
   against.set("measure", m2);
-  CHECK_THROWS_WITH(claim_from_json(against),
-                    doctest::Contains("field between needs the experiment it is measured against"));
+  CHECK_THROWS_WITH(
+      claim_from_json(against),
+      doctest::Contains("measure: fields between and gain_between need the experiment they are "
+                        "measured against, and only they take one"));
 }
 
 TEST_CASE("read_claims: sorted by order, named for their ids, free of problems") {
@@ -224,6 +226,36 @@ TEST_CASE("result_from_compare reads the pooled searches' interval, n and detail
   CHECK_THROWS_WITH(
       result_from_compare(m, compare),
       "compare.json: no on_metric entry for variant 'arch' on split 'test' (metric accuracy)");
+}
+
+TEST_CASE("result_from_compare counts the pooled row's searches that help on their own") {
+  // Steps to the threshold, lower is better: search 0's interval is below 1,
+  // search 1's estimate only, search 2 is slower. A control's row is no
+  // search of the pool.
+  const Json compare = parse_json(R"json({
+    "verdicts": [],
+    "against_baseline": [
+      {"variant": "arch:x/search-0/arch.safetensors", "split": "test", "seeds": 3,
+       "steps_ratio": {"ratio": 0.7, "lo": 0.3, "hi": 0.8}},
+      {"variant": "arch:x/search-1/arch.safetensors", "split": "test", "seeds": 3,
+       "steps_ratio": {"ratio": 0.9, "lo": 0.6, "hi": 1.2}},
+      {"variant": "arch:x/search-2/arch.safetensors", "split": "test", "seeds": 3,
+       "steps_ratio": {"ratio": 1.1, "lo": 0.8, "hi": 1.5}},
+      {"variant": "arch:x/controls/search-0-gelu.safetensors,pool=control-gelu", "split": "test",
+       "seeds": 3, "steps_ratio": {"ratio": 0.5, "lo": 0.4, "hi": 0.6}},
+      {"variant": "arch: 3 searches", "split": "test", "seeds": 3, "searches": 3,
+       "steps_ratio": {"ratio": 0.9, "lo": 0.7, "hi": 1.1}}]})json");
+  ClaimMeasure m = steps_measure();
+  m.experiment = "copy";
+  m.field = "steps_ratio";
+  m.variant = "arch";
+  m.split = "test";
+  const ClaimResult r = result_from_compare(m, compare);
+  CHECK(r.detail.ends_with("; searches alone: 1 of 3 beyond no effect, 2 of 3 in its direction"));
+  m.higher_better = true;  // read the other way: search 2 alone helps in direction
+  CHECK(
+      result_from_compare(m, compare)
+          .detail.ends_with("; searches alone: 0 of 3 beyond no effect, 1 of 3 in its direction"));
 }
 
 TEST_CASE("result_from_compare says what each arm was tuned against and what it cost") {
@@ -374,9 +406,57 @@ TEST_CASE("result_between: one experiment's searches against another's, paired b
   CHECK(r.seeds == 2);
   CHECK(r.status == "reproduced");
   CHECK(r.detail == "median 0.230 against 0.430; paired by seed");
+  // Where one side ran more searches, its first ones pair with the other's.
+  Json one_search = compare(0.40, 0.42, 0.44, 0.46);
+  one_search.as_object()[0].second.as_array().erase(
+      one_search.as_object()[0].second.as_array().begin() + 2);
+  const ClaimResult first = result_between(m, compare(0.20, 0.22, 0.24, 0.26), one_search);
+  CHECK(first.searches == 1);
+  CHECK(first.value.value() == doctest::Approx(-0.20));
+  CHECK(first.detail ==
+        "median 0.210 against 0.410; paired by seed; the first 1 of 2 searches of this experiment");
   CHECK_THROWS_WITH(
       result_between(m, compare(0.2, 0.2, 0.2, 0.2), parse_json("{\"variants\": []}")),
       "compare.json: no search's runs (arch:FILE variants)");
+}
+
+TEST_CASE("gain_between: the searches' gains over each comparison's own baseline, paired by seed") {
+  // One search of two seeds each side. The wider model's splines score
+  // lower (0.50, 0.52 against 0.60, 0.62) but its baseline lower still
+  // (0.10, 0.12 against 0.50, 0.50): its gain is 0.40 against 0.11.
+  auto compare = [](double base0, double base1, double a, double b) {
+    auto run = [](int seed, double accuracy) {
+      return "{\"seed\": " + std::to_string(seed) +
+             ", \"dir\": \"r\", \"splits\": {\"test_long\": {\"final_accuracy\": " +
+             std::to_string(accuracy) + "}}}";
+    };
+    return parse_json("{\"variants\": [{\"variant\": \"baseline\", \"runs\": [" + run(0, base0) +
+                      ", " + run(1, base1) + "]}, {\"variant\": \"arch:s0\", \"runs\": [" +
+                      run(0, a) + ", " + run(1, b) + "]}]}");
+  };
+  ClaimMeasure m;
+  m.higher_better = true;  // the larger model gains more
+  m.null_value = 0;
+  m.format = "difference";
+  m.field = "gain_between";
+  m.split = "test_long";
+  m.metric = "accuracy";
+  const ClaimResult r =
+      result_between(m, compare(0.10, 0.12, 0.50, 0.52), compare(0.50, 0.50, 0.60, 0.62));
+  CHECK(r.value.value() == doctest::Approx(0.29));
+  CHECK(r.detail == "median 0.400 against 0.110; gains over each one's baseline, paired by seed");
+  m.field = "between";  // the splines alone: the wider model's are worse
+  CHECK(result_between(m, compare(0.10, 0.12, 0.50, 0.52), compare(0.50, 0.50, 0.60, 0.62))
+            .value.value() == doctest::Approx(-0.10));
+  m.field = "gain_between";
+  CHECK_THROWS_WITH(
+      result_between(m, compare(0.1, 0.1, 0.5, 0.5),
+                     parse_json("{\"variants\": [{\"variant\": \"baseline\", "
+                                "\"runs\": []}, {\"variant\": \"arch:s0\", "
+                                "\"runs\": [{\"seed\": 0, \"dir\": \"r\", "
+                                "\"splits\": {\"test_long\": "
+                                "{\"final_accuracy\": 0.5}}}]}]}")),
+      "compare.json: a search has 1 runs and the baseline 0; a gain pairs them by seed");
 }
 
 TEST_CASE("multiple comparisons: p from an interval, Holm over a claim's rows") {

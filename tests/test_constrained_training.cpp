@@ -466,6 +466,17 @@ TEST_CASE("robust-compare pairs the arms by seed and gives each difference its i
   const double counts =
       static_cast<double>(monotone.at("descent").as_int() - monotone.at("erm").as_int());
   CHECK(monotone.at("difference").at("mean").as_double() == doctest::Approx(counts / 3));
+  // The profile under noise: at gamma 0 the clean profile's counts, at
+  // gamma 1 counts of 3 with their difference's mean.
+  const Json& noisy = summary.at("monotone_noise").at("gaussian");
+  REQUIRE(noisy.size() == 2);
+  CHECK(noisy.as_array()[0].at("erm").as_int() == monotone.at("erm").as_int());
+  CHECK(noisy.as_array()[0].at("descent").as_int() == monotone.at("descent").as_int());
+  const Json& at_one = noisy.as_array()[1];
+  CHECK(at_one.at("gamma").as_double() == 1.0);
+  CHECK(at_one.at("difference").at("mean").as_double() ==
+        doctest::Approx(
+            static_cast<double>(at_one.at("descent").as_int() - at_one.at("erm").as_int()) / 3));
   // The figures come from the summary alone: one per layer profile and
   // noise kind, both arms drawn.
   write_robust_compare_figures(rc.out, "descent");

@@ -131,6 +131,31 @@ TEST_CASE("tuning holds an arch split out where the comparison trains on all of 
   CHECK(t.records.front().at("arch_held_out").as_string().find("0.2") != std::string::npos);
 }
 
+TEST_CASE("--tune-baseline: the baseline tunes on its own grid, every other variant on --tune's") {
+  TempDir tmp;
+  CompareOptions o;
+  o.base = test_support::tiny_modadd({.steps = 10});
+  o.variants = {parse_variant("baseline"), parse_variant("mlp-act=relu")};
+  o.out_dir = tmp.folder("cmp");
+  TuneOptions tune;
+  tune.axes = {parse_tune_axis("lr=1e-3")};
+  tune.baseline_axes = {parse_tune_axis("lr=1e-3,3e-3"), parse_tune_axis("weight-decay=0,0.1")};
+  tune.seeds = 1;
+  const TunedVariants t = tune_variants(o, apply_variant, tune, TuneGoal{});
+  REQUIRE(t.records.size() == 2);
+  CHECK(t.records[0].at("points").size() == 4);
+  CHECK(t.records[0].at("grid").find("weight-decay") != nullptr);
+  CHECK(t.costs[0].count == 4);
+  CHECK(t.records[1].at("points").size() == 1);
+  CHECK(t.records[1].at("grid").find("weight-decay") == nullptr);
+  CHECK(t.costs[1].count == 1);
+  CHECK(fs::is_directory(o.out_dir + "/tune/baseline/lr_3e_3_weight_decay_0.1"));
+
+  tune.axes.clear();  // a baseline's grid beside nothing
+  CHECK_THROWS_WITH_AS(tune_variants(o, apply_variant, tune, TuneGoal{}),
+                       doctest::Contains("give --tune too"), Error);
+}
+
 TEST_CASE("a run's and a search's model FLOPs") {
   TrainConfig c = test_support::tiny_modadd({.p = "11", .width = 16, .batch = 8});
   const TrainConfig r = resolved_config(c);

@@ -18,7 +18,8 @@ struct CompareCommandOptions {
   std::string threshold = "0.99";
   std::string protocol = default_protocol();
   std::vector<std::string> verdicts;
-  std::vector<std::string> tune;  // KEY=V1,V2,...
+  std::vector<std::string> tune;           // KEY=V1,V2,...
+  std::vector<std::string> tune_baseline;  // the baseline's own grid
 };
 
 Command add_compare_command(CLI::App& app) {
@@ -51,6 +52,9 @@ Command add_compare_command(CLI::App& app) {
                   "weight-decay, schedule, warmup, ...), each point trained on the train split "
                   "with --tune-seeds seeds of its own and scored on the held-out arch split by "
                   "the first verdict's metric; the best point's settings then run the --seeds");
+  cmd->add_option("--tune-baseline", o->tune_baseline,
+                  "The baseline's own grid in place of --tune's, KEY=V1,V2,... (repeatable): a "
+                  "larger one makes a compute-matched arm (compare.md's Compute table)");
   cmd->add_option("--tune-seeds", o->job.tune.seeds, "Seeds per point of the --tune grid")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
@@ -97,6 +101,11 @@ Command add_compare_command(CLI::App& app) {
               job.verdicts.push_back(parse_option("--verdict", text, parse_verdict_spec));
             for (const std::string& text : o->tune) job.tune.axes.push_back(parse_tune_axis(text));
             check_tune_axes(job.tune.axes);
+            for (const std::string& text : o->tune_baseline)
+              job.tune.baseline_axes.push_back(parse_tune_axis(text));
+            check_tune_axes(job.tune.baseline_axes);
+            TAPIR_CHECK(job.tune.baseline_axes.empty() || job.tune.enabled(),
+                        "--tune-baseline is the baseline's grid beside --tune's; give --tune too");
             return run_compare_job(std::move(job), apply_variant);
           },
           Ranks::several};

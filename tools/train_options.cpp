@@ -192,6 +192,10 @@ void add_loop_options(CLI::App& cmd, TrainConfig& c) {
                  "Strength of --train-noise, in units of the embedding table's RMS")
       ->group(loop)
       ->capture_default_str();
+  cmd.add_flag("--shuffle-labels", c.shuffle_labels,
+               "Train on random labels: each batch's targets shuffled among its rows (in a "
+               "search, the arch batches' too); a control for what a search learns from the task")
+      ->group(loop);
   add_name_option(cmd, "--eval-on", c.eval_on,
                   "What evaluations score: the task's splits (test first) or the held-out arch "
                   "split alone (needs --train-on train; how --tune scores a setting)")
