@@ -92,15 +92,21 @@ int write_temporary(const std::string& temp_path, std::string_view bytes, const 
 
 }  // namespace
 
-std::string read_file(const std::string& path) {
-  const int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (raw_fd < 0) fail(path, ": cannot open (", reason(errno), ")");
-  FileDescriptor fd(raw_fd);
-  std::string bytes;
-  struct stat info {};
-  if (::fstat(fd.get(), &info) == 0 && info.st_size > 0) {
-    bytes.reserve(static_cast<size_t>(info.st_size));
+std::string read_file(const std::string& path, int64_t max_bytes) {
+  const int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (raw_fd < 0) {
+    if (errno == EISDIR) fail(path, ": is a folder, not a file");
+    fail(path, ": cannot open (", reason(errno), ")");
   }
+  FileDescriptor fd(raw_fd);
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) fail(path, ": cannot read (", reason(errno), ")");
+  if (S_ISDIR(info.st_mode)) fail(path, ": is a folder, not a file");
+  if (!S_ISREG(info.st_mode)) fail(path, ": is not a regular file");
+  if (info.st_size > max_bytes)
+    fail(path, ": holds ", info.st_size, " bytes; at most ", max_bytes, " expected");
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(info.st_size));
   char buffer[1 << 16];
   while (true) {
     const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
@@ -110,11 +116,14 @@ std::string read_file(const std::string& path) {
     }
     if (n == 0) return bytes;
     bytes.append(buffer, static_cast<size_t>(n));
+    // A file that grows while it is read stops at the cap all the same.
+    if (static_cast<int64_t>(bytes.size()) > max_bytes)
+      fail(path, ": holds more than ", max_bytes, " bytes; at most ", max_bytes, " expected");
   }
 }
 
 Json read_json_file(const std::string& path) {
-  const std::string text = read_file(path);  // its errors name the file already
+  const std::string text = read_file(path, kMaxJsonBytes);  // its errors name the file already
   try {
     return parse_json(text);
   } catch (const Error& e) {

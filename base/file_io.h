@@ -2,6 +2,7 @@
 // and configs go through write_file_atomic so a crash mid-write leaves either
 // the old file or the new one, never a torn mix. Every error names the file.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -13,9 +14,14 @@
 
 namespace tapir {
 
-// The file's bytes. Throws "path: cannot open (reason)" or "path: cannot read
-// (reason)".
-std::string read_file(const std::string& path);
+// The file's bytes. Throws "path: cannot open (reason)", "path: cannot read
+// (reason)", "path: is a folder, not a file" or "path: is not a regular
+// file" (a device, a pipe: /dev/zero would never end), and, past
+// `max_bytes`, "path: holds N bytes; at most M expected" before reading.
+inline constexpr int64_t kNoByteCap = INT64_MAX;
+std::string read_file(const std::string& path, int64_t max_bytes = kNoByteCap);
+// The cap of read_json_file: no JSON file tapir reads comes near it.
+inline constexpr int64_t kMaxJsonBytes = int64_t{256} << 20;
 
 // The JSON value in the file, e.g. "runs/x/config.json: invalid JSON at byte
 // 0: unexpected 'g'" when it is not JSON.

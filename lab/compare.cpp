@@ -199,6 +199,22 @@ std::vector<TrainConfig> check_variants(const CompareOptions& options,
     // it have trained.
     build_run(configs.back());
   }
+  // One search counted once: two variants alike but for the path of an
+  // architecture file with the same bytes (a.safetensors and
+  // ./a.safetensors, or a copy) would pool one search as two. Rows of an
+  // explicit pool=NAME are the user's own grouping (controls of several
+  // searches may well be the same function) and are left as given.
+  std::map<std::string, size_t> by_content;
+  for (size_t k = 0; k < configs.size(); ++k) {
+    if (configs[k].arch_file.empty() || !options.variants[k].pool.empty()) continue;
+    TrainConfig keyed = configs[k];
+    keyed.arch_file = file_fingerprint(configs[k].arch_file);
+    const auto [at, fresh] = by_content.emplace(to_json(keyed.to_json()), k);
+    TAPIR_CHECK(fresh, "variants ", quoted(options.variants[at->second].name), " and ",
+                quoted(options.variants[k].name),
+                " are one search: ", configs[at->second].arch_file, " and ", configs[k].arch_file,
+                " hold the same bytes (", keyed.arch_file, "); give each search once");
+  }
   return configs;
 }
 

@@ -25,7 +25,8 @@ std::string tokenizer_path(const TaskOptions& options) {
 
 std::string given_tokenizer(const TaskOptions& options) {
   const std::string path = tokenizer_path(options);
-  return path.empty() ? "" : read_file(path);
+  constexpr int64_t kMaxTokenizerBytes = int64_t{256} << 20;  // models run to a few MB
+  return path.empty() ? "" : read_file(path, kMaxTokenizerBytes);
 }
 
 }  // namespace tapir

@@ -74,10 +74,16 @@ refuse numbers "arch-warmup" @ transfer --tasks add,copy --arch-warmup -1 --out 
 refuse numbers "--range" @ arch stats search/arch.safetensors --range 3,-3
 refuse numbers "--range" @ arch control search/arch.safetensors --kind gelu --range 3,-3 --out c.safetensors
 refuse names "unknown control" @ arch control search/arch.safetensors --kind wiggly --out c.safetensors
+refuse reuse "are one search" @ compare "${T[@]}" --arch-file search/arch.safetensors --arch-file ./search/arch.safetensors --out new
+setup="cp search/arch.safetensors copy.safetensors"
+refuse reuse "hold the same bytes" @ compare "${T[@]}" --arch-file search/arch.safetensors --arch-file copy.safetensors --out new
+setup=""
 refuse numbers "--tune: 'seed' is not a key it tunes" @ compare "${T[@]}" --tune seed=1,2 --out new
 refuse numbers "--tune: an empty value" @ compare "${T[@]}" --tune lr=1e-3,,3e-3 --out new
 refuse numbers "--tune: 'lr' is given twice" @ compare "${T[@]}" --tune lr=1e-3 --tune lr=3e-3 --out new
 refuse numbers "--tune-seeds" @ compare "${T[@]}" --tune lr=1e-3 --tune-seeds 0 --out new
+refuse numbers "give --tune too" @ compare "${T[@]}" --tune-baseline lr=1e-3,3e-3 --out new
+refuse numbers "--tune: 'seed' is not a key it tunes" @ compare "${T[@]}" --tune lr=1e-3 --tune-baseline seed=1 --out new
 refuse numbers "eval-on arch needs train-on train" @ train "${T[@]}" --eval-on arch --out new
 refuse numbers "train-noise and train-gamma go together" @ train "${T[@]}" --train-gamma 0.5 --out new
 refuse numbers "does not take --constraint" @ train "${T[@]}" --train-noise gaussian --train-gamma 0.5 --constraint descent --out new
@@ -211,6 +217,10 @@ done
 for file in missing.json bad.json garbage.safetensors run/config.json; do
   refuse files "$file" @ train "${T[@]}" --mlp-poly "$file" --out new
 done
+# A device or a folder where a file is meant: refused before a byte is read.
+refuse files "/dev/zero: is not a regular file" @ train "${T[@]}" --mlp-poly /dev/zero --out new
+refuse files "/dev/zero: is not a regular file" @ arch import /dev/zero -o new.safetensors
+refuse files "search: is a folder, not a file" @ arch import search -o new.safetensors
 # arch import: the authors' CSV format (fns.csv, 4 good pairs, is made by
 # each set-up), damaged one way per case.
 good='for i in 1 2 3 4; do printf -- "-1,0,1\n$i,0.5,2\n"; done >fns.csv'

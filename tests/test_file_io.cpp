@@ -1,6 +1,8 @@
 // Tests for engine/file_io: reads report the reason they failed, atomic writes
 // leave no temporary file and never clobber the target on failure.
 #include <doctest/doctest.h>
+
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -76,7 +78,18 @@ TEST_CASE("file_io: read_file names the path and the reason") {
         missing + ": cannot open (No such file or directory)");
   const std::string folder = dir.file("folder");
   fs::create_directory(folder);
-  CHECK(error_of([&] { tapir::read_file(folder); }) == folder + ": cannot read (Is a directory)");
+  CHECK(error_of([&] { tapir::read_file(folder); }) == folder + ": is a folder, not a file");
+  // A device or a pipe is refused before a byte is read: /dev/zero never ends.
+  CHECK(error_of([] { tapir::read_file("/dev/zero"); }) == "/dev/zero: is not a regular file");
+  const std::string fifo = dir.file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(error_of([&] { tapir::read_file(fifo); }) == fifo + ": is not a regular file");
+  // A cap is checked on the size before reading.
+  const std::string ten = dir.file("ten.txt");
+  tapir::write_file_atomic(ten, "0123456789");
+  CHECK(tapir::read_file(ten, 10) == "0123456789");
+  CHECK(error_of([&] { tapir::read_file(ten, 9); }) ==
+        ten + ": holds 10 bytes; at most 9 expected");
 }
 
 TEST_CASE("file_io: read_file reads files larger than one buffer") {
