@@ -9,6 +9,7 @@
 #include "engine/dist.h"
 #include "lab/progress.h"
 #include "optim/layer_eval.h"
+#include "optim/model_run.h"
 
 namespace tapir {
 
@@ -17,7 +18,16 @@ int run_compare_job(CompareJob job, const ApplyVariant& apply_variant) {
   check_verdict_splits(c.base, job.verdicts);
   job.probe.gammas = parse_double_list(job.gamma, "--gamma");
   for (const std::string& kind : job.probe.noise) parse_noise_kind(kind);
-  check_variants(c, apply_variant);  // all of it before the folder is touched
+  const std::vector<TrainConfig> configs = check_variants(c, apply_variant);
+  // The probes' split is one every variant's task has, before anything trains.
+  if (job.probe.layers || !job.probe.noise.empty())
+    for (const TrainConfig& config : configs) {
+      try {
+        build_run(config).task->eval_size(job.probe.split);  // fails naming the task's splits
+      } catch (const Error& e) {
+        fail("--probe-split: ", e.what());
+      }
+    }
   check_pools(c.variants);
   Progress progress(job.quiet || !dist::is_root());  // rank 0 reports for the job
   if (!job.note.empty()) progress.line(job.note);

@@ -4,7 +4,9 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <regex>
 #include <unordered_map>
 
 #include "base/error.h"
@@ -85,6 +87,31 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
   return text;
 }
 
+// SentencePiece's reason for a failed training in tapir's words: its two
+// messages about the vocabulary's size as what to give instead, and its own
+// option names as tapir's flags.
+std::string training_reason(const sentencepiece::util::Status& status, const TokenizerSpec& spec) {
+  const std::string text = reason(status);
+  std::smatch m;
+  char coverage[32];
+  std::snprintf(coverage, sizeof coverage, "%g", spec.character_coverage);
+  static const std::regex small(R"(smaller than required_chars\. (\d+) vs (\d+))");
+  if (std::regex_search(text, m, small))
+    return "--vocab-size " + m[1].str() + " is below the " + m[2].str() +
+           " pieces this text needs (the 256 byte pieces, <unk> and the characters "
+           "--character-coverage " +
+           coverage + " keeps); give --vocab-size " + m[2].str() +
+           " or more, or a lower --character-coverage";
+  static const std::regex high(
+      R"(Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+))");
+  if (std::regex_search(text, m, high))
+    return "--vocab-size " + m[1].str() + " is more pieces than this text can fill; give at most " +
+           m[2].str();
+  std::string out = replace_all(text, "--character_coverage", "--character-coverage");
+  out = replace_all(out, "character_coverage", "--character-coverage");
+  return replace_all(out, "vocab_size", "--vocab-size");
+}
+
 }  // namespace
 
 struct Tokenizer::Model {
@@ -118,13 +145,17 @@ std::string train_tokenizer(std::string_view text, const TokenizerSpec& spec) {
   std::string model;
   const sentencepiece::util::Status status =
       sentencepiece::SentencePieceTrainer::Train(settings, &lines, &model);
-  TAPIR_CHECK(status.ok(), "tokenizer training failed: ", reason(status));
+  TAPIR_CHECK(status.ok(), "tokenizer training failed: ", training_reason(status, spec));
   return model;
 }
 
 Tokenizer Tokenizer::load(const std::string& path) {
-  TAPIR_CHECK(std::filesystem::is_regular_file(path), "tokenizer file '", path,
+  TAPIR_CHECK(std::filesystem::exists(path), "tokenizer file '", path,
               "' does not exist (train one with `tapir tokenizer train`)");
+  TAPIR_CHECK(!std::filesystem::is_directory(path), "tokenizer file '", path,
+              "' is a folder, not a file");
+  TAPIR_CHECK(std::filesystem::is_regular_file(path), "tokenizer file '", path,
+              "' is not a regular file");
   return from_bytes(read_file(path), "tokenizer file '" + path + "'");
 }
 

@@ -83,6 +83,7 @@ refuse numbers "--tune: an empty value" @ compare "${T[@]}" --tune lr=1e-3,,3e-3
 refuse numbers "--tune: 'lr' is given twice" @ compare "${T[@]}" --tune lr=1e-3 --tune lr=3e-3 --out new
 refuse numbers "--tune-seeds" @ compare "${T[@]}" --tune lr=1e-3 --tune-seeds 0 --out new
 refuse numbers "give --tune too" @ compare "${T[@]}" --tune-baseline lr=1e-3,3e-3 --out new
+refuse names "--probe-split: modadd has no split 'foo'" @ compare "${T[@]}" --layer-profile --probe-split foo --out new
 refuse numbers "--tune: 'seed' is not a key it tunes" @ compare "${T[@]}" --tune lr=1e-3 --tune-baseline seed=1 --out new
 refuse numbers "eval-on arch needs train-on train" @ train "${T[@]}" --eval-on arch --out new
 refuse numbers "train-noise and train-gamma go together" @ train "${T[@]}" --train-gamma 0.5 --out new

@@ -112,6 +112,18 @@ TEST_CASE("tokenizer settings and files are refused in one line naming what is w
   const std::string too_large = error_of([&] { trained_model("ab ab ab\n", "unigram", 5000); });
   CHECK(too_large.find("tokenizer training failed") != std::string::npos);
   CHECK(too_large.find('\n') == std::string::npos);
+  CHECK(too_large.find("--vocab-size 5000 is more pieces than this text can fill") !=
+        std::string::npos);
+  // Fewer pieces than the bytes and characters need: tapir's flags, not
+  // SentencePiece's options.
+  const std::string too_small = error_of([&] { trained_model(corpus, "bpe", 258); });
+  CHECK(too_small.find("--vocab-size 258 is below the") != std::string::npos);
+  CHECK(too_small.find("character_coverage") == std::string::npos);
+  CHECK(error_of([&] {
+          Tokenizer::load(std::filesystem::temp_directory_path().string());
+        }).find("is a folder, not a file") != std::string::npos);
+  CHECK(error_of([] { Tokenizer::load("/dev/zero"); }).find("is not a regular file") !=
+        std::string::npos);
   TempDir dir;
   CHECK(error_of([&] { Tokenizer::load(dir.file("absent.model")); }).find("does not exist") !=
         std::string::npos);

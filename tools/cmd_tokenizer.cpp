@@ -26,7 +26,9 @@ Command add_tokenizer_command(CLI::App& app) {
       ->check(CLI::IsMember({"bpe", "unigram"}))
       ->capture_default_str();
   train_cmd
-      ->add_option("--vocab-size", o->vocab_size, "Pieces, the 256 byte pieces and <unk> included")
+      ->add_option("--vocab-size", o->vocab_size,
+                   "Pieces, the 256 byte pieces, <unk> and one per character the corpus keeps "
+                   "(--character-coverage) included: a text of 60 characters needs about 320")
       ->check(CLI::Range(kTokenizerReservedPieces + 1, int64_t{1} << 20))
       ->capture_default_str();
   train_cmd
