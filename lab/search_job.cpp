@@ -66,6 +66,16 @@ void start_repeated_search_jobs(const SearchConfig& config, const std::string& o
   if (force && std::filesystem::exists(out)) refuse_tokenizer_inside(config, out);
   Search::check(config);
   if (repeat == 1) return start_search_job(config, out, force, note, quiet);
+  // The searches go into OUT/search-K: a folder of the user's holding
+  // anything else is left alone unless --force says to put them beside it.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(out, ec)) {
+    const std::string name = entry.path().filename().string();
+    TAPIR_CHECK(force || (entry.is_directory() && name.rfind("search-", 0) == 0), "--out ",
+                tapir::quoted(out), " holds ", tapir::quoted(name),
+                ", which no search --repeat wrote; give a new or empty folder (or --force to "
+                "put the searches beside it)");
+  }
   for (int k = 0; k < repeat; ++k) {
     SearchConfig one = config;
     one.base.seed = config.base.seed + static_cast<uint64_t>(k) * kSearchSeedStride;

@@ -42,6 +42,12 @@ done
 refuse numbers "--interval requires --watch" @ report run --interval 2
 # A file is no experiment's folder: refused at once, watched or not.
 refuse files "is a file, not a folder" @ report --watch run/config.json
+setup="mkdir theirs && echo notes >theirs/notes.txt"
+refuse state "holds files no tapir command wrote" @ report --watch theirs
+setup=""
+setup="mkdir mine && echo notes >mine/notes.txt"
+refuse state "which no search --repeat wrote" @ search "${T[@]}" --repeat 2 --out mine
+setup=""
 refuse files "is a file, not a folder" @ report run/config.json
 refuse numbers "gamma" @ robust --checkpoint run --gamma -1 --svg none
 refuse numbers "--gamma" @ robust --checkpoint run --gamma abc --svg none
