@@ -19,6 +19,16 @@ bool OwnedFolder::has(const char* name) const {
   return fs::exists(file(name));
 }
 
+void OwnedFolder::check_resumable(std::initializer_list<const char*> files) const {
+  const std::string marker = owned_kind(dir_);
+  TAPIR_CHECK(marker.empty() || marker == kind_->marker, "cannot resume ", dir_,
+              ": its marker says it is a tapir ", marker, ", not a ", kind_->marker);
+  for (const char* name : files)
+    TAPIR_CHECK(!fs::is_symlink(file(name)), "cannot resume ", dir_, ": its ", name,
+                " is a symbolic link; a resume rewrites the ", kind_->owner,
+                "'s own files, so copy the file in its place");
+}
+
 bool OwnedFolder::check_replaceable(bool force, const std::function<void()>& read_config) const {
   const std::string entries = foreign_entries(dir_);
   if (entries.empty()) return false;

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ class OwnedFolder {
   bool writes() const { return !dir_.empty(); }
   std::string file(const char* name) const;
   bool has(const char* name) const;
+  // Before a resume touches anything: fails unless the folder's marker (when
+  // it has one) names this kind, and none of `files` is a symbolic link (a
+  // resume rewrites them in place: a link would write another folder's file).
+  void check_resumable(std::initializer_list<const char*> files) const;
 
  protected:
   OwnedFolder(std::string dir, const FolderKind& kind) : dir_(std::move(dir)), kind_(&kind) {}

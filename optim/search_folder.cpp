@@ -100,6 +100,7 @@ SearchConfig SearchFolder::read_config_to_resume() const {
   const std::string path = file(kConfig);
   TAPIR_CHECK(fs::exists(path), "cannot resume ", dir(), ": no ", kConfig,
               " in it (not a search folder)");
+  check_resumable({kConfig, kLog, kResume});
   return read_json_file(path, SearchConfig::from_json);
 }
 

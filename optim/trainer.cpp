@@ -217,6 +217,9 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
   const RunFolder folder(dir);
   TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
   TAPIR_CHECK(folder.has(RunFolder::kConfig), "cannot resume ", dir, ": no config.json in it");
+  if (writes)
+    folder.check_resumable(
+        {RunFolder::kConfig, RunFolder::kMetrics, RunFolder::kCheckpoint, RunFolder::kResume});
   auto lock =
       writes ? std::make_unique<FolderLock>(dir, RunFolder::kKind, RunFolder::written()) : nullptr;
   TrainConfig config = folder.read_config();

@@ -105,6 +105,13 @@ refuse numbers "--uniform" @ arch fit-poly search/arch.safetensors --range -4,4 
 refuse numbers "steps" @ train --resume run --steps 0
 refuse numbers "steps" @ train --resume run --steps -3
 refuse numbers "--steps" @ train --resume run --steps 99999999999999999999
+setup="printf 'tapir search folder\n' >run/.tapir"
+refuse state "its marker says it is a tapir search folder, not a run folder" @ train --resume run --steps 8
+setup="mv run/config.json run/c.json && ln -s c.json run/config.json"
+refuse state "its config.json is a symbolic link" @ train --resume run --steps 8
+setup="mv run/resume.safetensors run/r.safetensors && ln -s r.safetensors run/resume.safetensors"
+refuse state "its resume.safetensors is a symbolic link" @ train --resume run --steps 8
+setup=""
 
 # --- environment --------------------------------------------------------
 for value in abc 0 -1 1.5 99999 99999999999999999999 ""; do
