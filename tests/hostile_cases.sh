@@ -425,8 +425,9 @@ for flag in test-frac character-coverage; do
   refuse numbers "--$flag: expected" @ tokenizer train --path corpus.txt --$flag nan --out new.model
 done
 refuse numbers "--vocab-size" @ tokenizer train --path corpus.txt --vocab-size abc --out new.model
-refuse numbers "Vocabulary size too high" @ tokenizer train --path corpus.txt --vocab-size 99999 \
+refuse numbers "is more pieces than this text can fill" @ tokenizer train --path corpus.txt --vocab-size 99999 \
   --out new.model
+refuse numbers "--vocab-size 258 is below the" @ tokenizer train --path corpus.txt --vocab-size 258 --out new.model
 refuse sizes "too few for option context = 5000" @ train --task text --opt path=corpus.txt \
   --opt tokenizer=tok.model --opt context=5000 --width 16 --heads 2 --layers 1 --out new
 refuse files "lies in ssearch" @ search --task text --opt path=corpus.txt --opt context=16 \
