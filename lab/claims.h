@@ -210,6 +210,8 @@ ClaimResult result_from_robust_summary(const ClaimMeasure& measure, const Json& 
 // pool, e.g. "control-gelu": its row "control-gelu: 3 pooled"), each grouped by its parts
 // (searches) and paired by seed: the interval of lab/intervals.h's median_difference.
 ClaimResult result_versus(const ClaimMeasure& measure, const Json& compare);
+// compare.json's entry of the variant named `name`, or null.
+const Json* variant_entry(const Json& compare, const std::string& name);
 
 // The table's "here" cell: the statistic, its figure and interval, n and
 // the detail; the reason where the claim is not testable here.
