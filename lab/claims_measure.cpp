@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <regex>
 
 #include "base/error.h"
 #include "base/file_io.h"
@@ -62,7 +63,9 @@ std::string verdict_detail(const Json& compare, const std::string& variant,
     const size_t open = text.rfind('(');
     const size_t close = text.rfind(')');
     if (open == std::string::npos || close == std::string::npos || close < open) return "";
-    return text.substr(open + 1, close - open - 1);
+    // "paired by seed, 3 searches x 3 seeds": the row's n says the second part.
+    static const std::regex n_again(R"(, \d+ searches x \d+ seeds)");
+    return std::regex_replace(text.substr(open + 1, close - open - 1), n_again, "");
   }
   return "";
 }
@@ -106,16 +109,30 @@ void add_tuning_and_compute(const Json& compare, const std::string& measured, Cl
   const Json* base = variant_entry(compare, "baseline");
   if (variant == nullptr || base == nullptr) return;
   const std::string label = shown_variant(*variant), base_label = shown_variant(*base);
-  if (const Json* t = base->find("tuning")) {
+  const auto grid_text = [](const Json& tuning) {
     std::string grid;
-    for (const auto& [key, values] : t->at("grid").as_object()) {
+    for (const auto& [key, values] : tuning.at("grid").as_object()) {
       std::string list;
       for (const Json& v : values.as_array()) list += (list.empty() ? "" : "/") + v.as_string();
       grid += (grid.empty() ? "" : ", ") + key + " " + list;
     }
-    r.tuned = "both tuned on arch (" + grid + "; " +
-              std::to_string(t->at("seeds").as_array().size()) + " seeds): " + base_label + " " +
-              chosen_text(compare, *base) + "; " + label + " " + chosen_text(compare, *variant);
+    return grid;
+  };
+  // The measured variant's grid: its own, or its first part's for a pool.
+  const Json* own = variant->find("tuning");
+  if (own == nullptr)
+    if (const Json* parts = variant->find("pooled"); parts != nullptr && !parts->as_array().empty())
+      if (const Json* part = variant_entry(compare, parts->as_array().front().as_string()))
+        own = part->find("tuning");
+  if (const Json* t = base->find("tuning")) {
+    const std::string grid = grid_text(*t);
+    const std::string grids = own == nullptr || grid_text(*own) == grid
+                                  ? "both tuned on arch (" + grid
+                                  : "tuned on arch (" + base_label + " on " + grid + ", " + label +
+                                        " on " + grid_text(*own);
+    r.tuned = grids + "; " + std::to_string(t->at("seeds").as_array().size()) +
+              " seeds): " + base_label + " " + chosen_text(compare, *base) + "; " + label + " " +
+              chosen_text(compare, *variant);
   }
   const std::string cost = cost_text(*variant), base_cost = cost_text(*base);
   if (cost.empty() || base_cost.empty()) return;
@@ -202,9 +219,9 @@ std::string searches_that_help(const ClaimMeasure& m, const Json& list, const st
     beyond += lo && hi && better(m.higher_better ? *lo : *hi);
   }
   if (all != searches) return "";  // a pool of other rows (controls): no count
-  return "; searches alone: " + std::to_string(beyond) + " of " + std::to_string(all) +
-         " beyond no effect, " + std::to_string(toward) + " of " + std::to_string(all) +
-         " in its direction";
+  const std::string of = "/" + std::to_string(all);
+  return "; " + std::to_string(beyond) + of + " searches help alone (" + std::to_string(toward) +
+         of + " in direction)";
 }
 
 }  // namespace

@@ -154,14 +154,12 @@ ClaimResult result_between(const ClaimMeasure& m, const Json& compare, const Jso
   const size_t n = std::min(one.size(), other.size());
   std::string note;
   if (one.size() != other.size())
-    note = "; the first " + std::to_string(n) + " of " +
-           std::to_string(std::max(one.size(), other.size())) + " searches of " +
-           (one.size() > n ? "this experiment" : "the other");
+    note = std::string(one.size() > n ? "; its" : "; the other's") + " first " + std::to_string(n) +
+           " of " + std::to_string(std::max(one.size(), other.size())) + " searches";
   one.resize(n);
   other.resize(n);
-  return paired_difference(
-      m, one, other, "the two experiments",
-      (gains ? "; gains over each one's baseline, paired by seed" : "; paired by seed") + note);
+  return paired_difference(m, one, other, "the two experiments",
+                           (gains ? "; gains, paired by seed" : "; paired by seed") + note);
 }
 
 }  // namespace tapir
