@@ -64,7 +64,7 @@ std::string other_build_warning(const std::vector<std::string>& dirs) {
   if (count == 0) return "";
   return "warning: reusing " + std::to_string(count) +
          (count == 1 ? " finished run" : " finished runs") + " trained by another build (" +
-         example + ": " + example_build + "; this is " + build_stamp() +
+         printable(example) + ": " + printable(example_build) + "; this is " + build_stamp() +
          "); their numbers may differ from this build's: remove " +
          (count == 1 ? "that folder" : "those folders") + " to train them again";
 }

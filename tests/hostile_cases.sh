@@ -122,6 +122,7 @@ for command in train compare search robust-compare; do
   refuse environment "TAPIR_PROGRESS" env TAPIR_PROGRESS=loud @ "$command" "${T[@]}" --constraint descent --mlp-act spline --out new
 done
 refuse environment "TAPIR_BLAS_CORETYPE" env TAPIR_BLAS_CORETYPE=Nonesuch @ train "${T[@]}" --out new
+refuse environment "unknown core type 'Has" env TAPIR_BLAS_CORETYPE=$'Has\nwell' @ train "${T[@]}" --out new
 
 # --- config files -------------------------------------------------------
 refuse config "not a regular file" @ train --config /dev/zero --out new

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/json.h"
 #include "engine/blas_kernels.h"
 
 // OpenBLAS's own, weak so that a build against an OpenBLAS without them
@@ -66,8 +67,8 @@ Pin g_pin = Pin::build;
 
 // Before main(): a message and exit code 2, as a bad flag.
 [[noreturn]] void refuse(const char* what, const char* value) {
-  std::string line =
-      std::string("tapir: TAPIR_BLAS_CORETYPE: ") + what + " '" + value + "' (expected machine";
+  std::string line = std::string("tapir: TAPIR_BLAS_CORETYPE: ") + what + " " + quoted(value) +
+                     " (expected machine";
   for (const Core& c : kCores) line += std::string(", ") + c.name;
   line += ", and one this CPU can run)\n";
   (void)!::write(2, line.data(), line.size());
