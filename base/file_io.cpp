@@ -94,10 +94,7 @@ int write_temporary(const std::string& temp_path, std::string_view bytes, const 
 
 std::string read_file(const std::string& path, int64_t max_bytes) {
   const int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (raw_fd < 0) {
-    if (errno == EISDIR) fail(path, ": is a folder, not a file");
-    fail(path, ": cannot open (", reason(errno), ")");
-  }
+  if (raw_fd < 0) fail(path, ": cannot open (", reason(errno), ")");
   FileDescriptor fd(raw_fd);
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) fail(path, ": cannot read (", reason(errno), ")");

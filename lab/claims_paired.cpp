@@ -16,24 +16,30 @@ namespace tapir {
 
 namespace {
 
-// The final `metric` on `split` of every run of each single search's variant
-// ("arch:FILE", not the pooled row) of a compare.json: one group per search,
-// its runs in seed order.
-std::vector<std::vector<double>> final_by_search(const Json& compare, const ClaimMeasure& m) {
+// The final `metric` on `split` of every run of one variant of a
+// compare.json (its entry), in seed order.
+std::vector<double> final_values(const Json& variant, const ClaimMeasure& m) {
   const std::string key = m.metric == "accuracy" ? "final_accuracy" : "final_" + m.metric;
+  std::vector<double> values;
+  for (const Json& run : variant.at("runs").as_array()) {
+    const Json* splits = run.find("splits");
+    const Json* one = splits == nullptr ? nullptr : splits->find(m.split);
+    const Json* value = one == nullptr ? nullptr : one->find(key);
+    TAPIR_CHECK(value != nullptr && value->is_number(), "compare.json: run ",
+                run.at("dir").as_string(), " has no ", key, " on ", m.split);
+    values.push_back(value->as_double());
+  }
+  return values;
+}
+
+// The same for each single search's variant ("arch:FILE", not the pooled
+// row): one group per search.
+std::vector<std::vector<double>> final_by_search(const Json& compare, const ClaimMeasure& m) {
   std::vector<std::vector<double>> groups;
   for (const Json& v : compare.at("variants").as_array()) {
     const std::string& name = v.at("variant").as_string();
     if (name.rfind("arch:", 0) != 0 || name.rfind("arch: ", 0) == 0) continue;
-    std::vector<double>& group = groups.emplace_back();
-    for (const Json& run : v.at("runs").as_array()) {
-      const Json* splits = run.find("splits");
-      const Json* one = splits == nullptr ? nullptr : splits->find(m.split);
-      const Json* value = one == nullptr ? nullptr : one->find(key);
-      TAPIR_CHECK(value != nullptr && value->is_number(), "compare.json: run ",
-                  run.at("dir").as_string(), " has no ", key, " on ", m.split);
-      group.push_back(value->as_double());
-    }
+    groups.push_back(final_values(v, m));
   }
   TAPIR_CHECK(!groups.empty(), "compare.json: no search's runs (arch:FILE variants)");
   return groups;
@@ -47,15 +53,10 @@ double median_of_all(const std::vector<std::vector<double>>& groups) {
   return n % 2 == 1 ? all[n / 2] : 0.5 * (all[n / 2 - 1] + all[n / 2]);
 }
 
-}  // namespace
-
-namespace {
-
 // The final `metric` on the split of every run of the variant `name` of a
 // compare.json, one group per part (a pooled row's variants) in order.
 std::vector<std::vector<double>> final_by_part(const Json& compare, const ClaimMeasure& m,
                                                const std::string& name) {
-  const std::string key = m.metric == "accuracy" ? "final_accuracy" : "final_" + m.metric;
   // A pool named NAME is the row "NAME: K pooled" (lab/compare.h's pool_named).
   const Json* entry = variant_entry(compare, name);
   for (const Json& v : compare.at("variants").as_array())
@@ -71,15 +72,7 @@ std::vector<std::vector<double>> final_by_part(const Json& compare, const ClaimM
     parts.push_back(entry);
   }
   std::vector<std::vector<double>> groups;
-  for (const Json* part : parts) {
-    std::vector<double>& group = groups.emplace_back();
-    for (const Json& run : part->at("runs").as_array()) {
-      const Json* value = run.at("splits").at(m.split).find(key);
-      TAPIR_CHECK(value != nullptr && value->is_number(), "compare.json: run ",
-                  run.at("dir").as_string(), " has no ", key, " on ", m.split);
-      group.push_back(value->as_double());
-    }
-  }
+  for (const Json* part : parts) groups.push_back(final_values(*part, m));
   return groups;
 }
 

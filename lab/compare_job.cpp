@@ -23,7 +23,7 @@ int run_compare_job(CompareJob job, const ApplyVariant& apply_variant) {
   if (job.probe.layers || !job.probe.noise.empty())
     for (const TrainConfig& config : configs) {
       try {
-        build_run(config).task->eval_size(job.probe.split);  // fails naming the task's splits
+        make_training_task(config)->eval_size(job.probe.split);  // names the task's splits
       } catch (const Error& e) {
         fail("--probe-split: ", e.what());
       }

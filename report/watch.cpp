@@ -55,17 +55,6 @@ void write_page(const std::string& out, const std::string& html, const FolderSta
   std::fflush(stdout);
 }
 
-// The first entry of DIR other than the page, tapir's marker and lock file
-// ("" when there is none, or DIR is not there yet).
-std::string foreign_entry(const std::string& dir, const std::string& page) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name != page && name != ".tapir" && name != ".lock") return name;
-  }
-  return "";
-}
-
 // The experiment will not change any more: it finished, or no tapir process
 // writes it (killed or cut short: a later command may take it up, and a new
 // watch with it).
@@ -99,8 +88,8 @@ int watch_report(const std::string& dir, const std::string& out, double interval
       // Other people's files and no tapir experiment: no tapir command
       // writes into such a folder (lab/run_jobs.h), so nothing would come.
       if (!waiting) {
-        const std::string foreign = foreign_entry(dir, ignored);
-        TAPIR_CHECK(foreign.empty(), "report: ", quoted(dir),
+        const std::string foreign = foreign_entries(dir);  // besides marker and lock
+        TAPIR_CHECK(foreign.empty() || foreign == ignored, "report: ", quoted(dir),
                     " holds files no tapir command wrote (", quoted(foreign),
                     ") and no run, comparison, search or transfer; a tapir "
                     "command will not write there, so there is nothing to wait for");
