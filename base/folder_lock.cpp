@@ -56,6 +56,14 @@ bool is_written(const std::string& name, const std::vector<std::string>& written
   return false;
 }
 
+// The marker's own temporary (".tapir.tmp.PID", write_file_atomic), seen
+// between its writing and its rename by anyone who looks at that moment.
+bool is_marker_temporary(const std::string& name) {
+  const std::string prefix = std::string(kMarkerFile) + ".tmp.";
+  return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+         name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+}
+
 }  // namespace
 
 std::string owned_kind(const std::string& dir) {
@@ -82,7 +90,7 @@ std::string foreign_entries(const std::string& dir) {
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name != FolderLock::kFile && name != kMarkerFile)
+    if (name != FolderLock::kFile && name != kMarkerFile && !is_marker_temporary(name))
       names += (names.empty() ? "" : ", ") + name;
   }
   return names;

@@ -57,8 +57,9 @@ std::string owned_kind(const std::string& dir);
 // Marks DIR (which exists) as tapir's folder of kind `what`.
 void mark_folder(const std::string& dir, const std::string& what);
 
-// The entries of DIR other than its lock and marker, by name, comma-separated
-// ("" when none or when DIR does not exist).
+// The entries of DIR other than its lock, its marker and the marker's
+// temporary while it is written, by name, comma-separated ("" when none or
+// when DIR does not exist).
 std::string foreign_entries(const std::string& dir);
 
 // Refuses, changing nothing, an existing DIR that holds anything and is not

@@ -42,6 +42,21 @@ std::string dead_pid() {
 
 }  // namespace
 
+TEST_CASE("the marker's own temporary, seen while it is written, is not another program's file") {
+  // A `report --watch` that looks while a comparison marks its new folder
+  // sees ".tapir.tmp.PID" and nothing else: that folder is tapir's.
+  TempDir tmp;
+  const std::string dir = tmp.folder("cmp");
+  tmp.write("cmp/.tapir.tmp.30982", "tapir comparison folder\n");
+  CHECK(foreign_entries(dir).empty());
+  tmp.write("cmp/.tapir.tmp.", "not a pid");
+  tmp.write("cmp/.tapir.tmp.12x", "not a pid");
+  tmp.write("cmp/notes.txt", "a user's file");
+  CHECK(foreign_entries(dir).find(".tapir.tmp.30982") == std::string::npos);
+  CHECK(foreign_entries(dir).find(".tapir.tmp.12x") != std::string::npos);
+  CHECK(foreign_entries(dir).find("notes.txt") != std::string::npos);
+}
+
 TEST_CASE("the lock removes temporaries only of tapir's names, only in a folder tapir marked") {
   TempDir tmp;
   const std::string dead = dead_pid();
