@@ -44,7 +44,16 @@ std::string marker_text(const std::string& what) {
   return "tapir " + what + "\n";
 }
 
-// Whether `name` is one of `written` (a trailing '*' matching any rest).
+// The marker's own temporary (".tapir.tmp.PID", write_file_atomic), seen
+// between its writing and its rename by anyone who looks at that moment.
+bool is_marker_temporary(const std::string& name) {
+  const std::string prefix = std::string(kMarkerFile) + ".tmp.";
+  return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+         name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+}
+
+}  // namespace
+
 bool is_written(const std::string& name, const std::vector<std::string>& written) {
   for (const std::string& w : written) {
     if (!w.empty() && w.back() == '*') {
@@ -55,16 +64,6 @@ bool is_written(const std::string& name, const std::vector<std::string>& written
   }
   return false;
 }
-
-// The marker's own temporary (".tapir.tmp.PID", write_file_atomic), seen
-// between its writing and its rename by anyone who looks at that moment.
-bool is_marker_temporary(const std::string& name) {
-  const std::string prefix = std::string(kMarkerFile) + ".tmp.";
-  return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
-         name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
-}
-
-}  // namespace
 
 std::string owned_kind(const std::string& dir) {
   const fs::path path = fs::path(dir) / kMarkerFile;

@@ -54,6 +54,9 @@ constexpr const char* kMarkerFile = ".tapir";
 // The kind DIR's marker names ("run folder"), or "" when it has none.
 std::string owned_kind(const std::string& dir);
 
+// Whether `name` is one of `written` (a trailing '*' matching any rest).
+bool is_written(const std::string& name, const std::vector<std::string>& written);
+
 // Marks DIR (which exists) as tapir's folder of kind `what`.
 void mark_folder(const std::string& dir, const std::string& what);
 

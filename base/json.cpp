@@ -2,6 +2,8 @@
 // to write. The parser lives in json_parse.cpp.
 #include "base/json.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -176,6 +178,38 @@ std::string to_json(const Json& value, int indent) {
     const std::string_view what = error.what();
     fail("JSON: ", what.substr(what.find("] ") + 2));
   }
+}
+
+namespace {
+
+void add_leaves(const Json& j, const std::string& prefix, std::map<std::string, Json>& out) {
+  if (!j.is_object() || j.size() == 0) {
+    out[prefix] = j;
+    return;
+  }
+  for (const auto& [name, value] : j.as_object())
+    add_leaves(value, prefix.empty() ? name : prefix + "." + name, out);
+}
+
+}  // namespace
+
+std::map<std::string, Json> json_leaves(const Json& j) {
+  std::map<std::string, Json> out;
+  add_leaves(j, "", out);
+  return out;
+}
+
+std::vector<std::string> json_differences(const Json& a, const Json& b) {
+  const std::map<std::string, Json> x = json_leaves(a), y = json_leaves(b);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : x) {
+    const auto it = y.find(name);
+    if (it == y.end() || !(it->second == value)) names.push_back(name);
+  }
+  for (const auto& [name, value] : y)
+    if (!x.count(name)) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace tapir

@@ -9,6 +9,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -115,6 +116,14 @@ std::string printable(std::string_view text);
 // duplicate keys and nesting deeper than 64 are refused. Errors read
 // "invalid JSON at byte N: ...".
 Json parse_json(std::string_view text);
+
+// The leaves of `j` by dotted name ("model.qk_norm"): the members of
+// objects joined with '.', arrays and empty objects as leaves; `j` itself
+// under "" when it is no object.
+std::map<std::string, Json> json_leaves(const Json& j);
+// The dotted names whose leaves differ between `a` and `b` (in one only, or
+// unequal), in order.
+std::vector<std::string> json_differences(const Json& a, const Json& b);
 
 // Compact when indent < 0, else pretty with that many spaces per level.
 // Doubles are written with digits that read back to the same value and keep

@@ -71,26 +71,6 @@ std::string other_build_warning(const std::vector<std::string>& dirs) {
 
 namespace {
 
-void collect_differences(const Json& a, const Json& b, const std::string& prefix,
-                         std::vector<std::string>& out) {
-  if (!a.is_object() || !b.is_object()) {
-    if (!(a == b)) out.push_back(prefix);
-    return;
-  }
-  std::set<std::string> keys;
-  for (const auto& [key, value] : a.as_object()) keys.insert(key);
-  for (const auto& [key, value] : b.as_object()) keys.insert(key);
-  for (const std::string& key : keys) {
-    const Json* x = a.find(key);
-    const Json* y = b.find(key);
-    const std::string path = prefix.empty() ? key : prefix + "." + key;
-    if (x == nullptr || y == nullptr)
-      out.push_back(path);
-    else
-      collect_differences(*x, *y, path, out);
-  }
-}
-
 // A folder trained before is reused or resumed only when its config.json
 // is what this command would run now; threads and device do not count, nor
 // which protocol set its flags (the flags themselves count).
@@ -106,10 +86,8 @@ void check_same_config(const TrainConfig& config, const std::string& dir) {
 
 void check_reusable(const Json& stored, const Json& now, const std::vector<std::string>& ignored,
                     const std::string& dir, const std::string& what, const std::string& redo) {
-  std::vector<std::string> keys;
-  collect_differences(stored, now, "", keys);
   std::string list;
-  for (const std::string& k : keys)
+  for (const std::string& k : json_differences(stored, now))
     if (std::find(ignored.begin(), ignored.end(), k) == ignored.end())
       list += (list.empty() ? "" : ", ") + k;
   TAPIR_CHECK(list.empty(), dir, " holds ", what,
@@ -167,6 +145,10 @@ void check_planned_run(const TrainConfig& config, const std::string& dir) {
   if (folder.has(RunFolder::kFinished)) {
     check_same_inputs(config, folder);
     check_whole_outputs(folder);
+    // config.json says what was asked for; the checkpoint, what trained.
+    TrainConfig saved = folder.read_config();
+    folder.use_own_tokenizer(saved);
+    folder.read_checkpoint(folder.file(RunFolder::kCheckpoint), saved, {});
   } else if (folder.has(RunFolder::kResume)) {
     check_same_inputs(config, folder);
   }

@@ -154,10 +154,13 @@ ModelRun open_run(const std::string& path, const TaskOptions& overrides, Device 
               " has no checkpoint.safetensors yet");
   TrainConfig config = folder.read_config();
   folder.use_own_tokenizer(config);
+  // config.json and the files it names are checked against the checkpoint
+  // before the task reads them.
+  const SafeTensorsFile file = folder.read_checkpoint(checkpoint, config, overrides);
   for (const auto& [name, value] : overrides.values()) config.task_options.set(name, value);
   config.device = device;
   ModelRun run = build_run(config);
-  RunFolder::load_checkpoint(checkpoint, run.model->parameters());
+  load_parameters(file, run.model->parameters(), checkpoint);
   return run;
 }
 

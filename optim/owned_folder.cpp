@@ -19,17 +19,50 @@ bool OwnedFolder::has(const char* name) const {
   return fs::exists(file(name));
 }
 
-void OwnedFolder::check_resumable(std::initializer_list<const char*> files) const {
+namespace {
+
+// The first entry below `dir` that tapir cannot remove or rewrite safely:
+// a symbolic link (a removal or a write would go through it), anything
+// other than a file or a folder, or a folder where the folder's files
+// (`written`) are ("": none).
+struct Fault {
+  std::string path, what;
+};
+
+Fault first_fault(const std::string& dir, const std::vector<std::string>& written) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    const fs::file_status status = it->symlink_status(ec);
+    const std::string path = it->path().string();
+    if (fs::is_symlink(status)) return {path, "a symbolic link"};
+    if (fs::is_directory(status)) {
+      if (it.depth() == 0 && is_written(it->path().filename().string(), written))
+        return {path, "a folder where a file belongs"};
+    } else if (!fs::is_regular_file(status)) {
+      return {path, "not a regular file"};
+    }
+  }
+  if (ec) return {dir, "a folder that cannot be read through (" + ec.message() + ")"};
+  return {};
+}
+
+}  // namespace
+
+void OwnedFolder::check_resumable(const std::vector<std::string>& written) const {
   const std::string marker = owned_kind(dir_);
   TAPIR_CHECK(marker.empty() || marker == kind_->marker, "cannot resume ", dir_,
               ": its marker says it is a tapir ", marker, ", not a ", kind_->marker);
-  for (const char* name : files)
-    TAPIR_CHECK(!fs::is_symlink(file(name)), "cannot resume ", dir_, ": its ", name,
-                " is a symbolic link; a resume rewrites the ", kind_->owner,
-                "'s own files, so copy the file in its place");
+  // A resume cuts logs back, removes later files and rewrites its own.
+  if (const Fault fault = first_fault(dir_, written); !fault.path.empty())
+    fail("cannot resume ", quoted(dir_), ": its ",
+         quoted(fs::path(fault.path).lexically_relative(dir_).string()), " is ", fault.what,
+         "; a resume rewrites the ", kind_->owner,
+         "'s own files, so put a plain copy in its place");
 }
 
-bool OwnedFolder::check_replaceable(bool force, const std::function<void()>& read_config) const {
+bool OwnedFolder::check_replaceable(bool force, const std::function<void()>& read_config,
+                                    const std::vector<std::string>& written) const {
   const std::string entries = foreign_entries(dir_);
   if (entries.empty()) return false;
   TAPIR_CHECK(force, "output folder ", dir_, " already exists (", kind_->reuse, ")");
@@ -47,6 +80,14 @@ bool OwnedFolder::check_replaceable(bool force, const std::function<void()>& rea
               " is not one (no ", kMarkerFile, " marker of a ", kind_->owner,
               " and no readable tapir ", kind_->config, "; it holds ", entries,
               "); choose another --out or remove it yourself");
+  // Everything is looked at before anything is removed: a link would have
+  // the removal or the new files go through it, and a folder where a file
+  // is written stops the removal half done.
+  if (const Fault fault = first_fault(dir_, written); !fault.path.empty())
+    fail("--force replaces the tapir ", kind_->marker, " ", quoted(dir_), ", but ",
+         quoted(fault.path), " is ", fault.what,
+         "; tapir removes and writes only the files it made, never through a link: remove it "
+         "yourself, or choose another --out");
   return true;
 }
 

@@ -9,7 +9,6 @@
 #pragma once
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -43,9 +42,11 @@ class OwnedFolder {
   std::string file(const char* name) const;
   bool has(const char* name) const;
   // Before a resume touches anything: fails unless the folder's marker (when
-  // it has one) names this kind, and none of `files` is a symbolic link (a
-  // resume rewrites them in place: a link would write another folder's file).
-  void check_resumable(std::initializer_list<const char*> files) const;
+  // it has one) names this kind, nothing below the folder is a symbolic link
+  // (a resume cuts, removes and rewrites files in place: a link would have
+  // it change another folder's) or other than a file or a folder, and none
+  // of the files it writes (`written`) is a folder.
+  void check_resumable(const std::vector<std::string>& written) const;
 
  protected:
   OwnedFolder(std::string dir, const FolderKind& kind) : dir_(std::move(dir)), kind_(&kind) {}
@@ -53,8 +54,11 @@ class OwnedFolder {
   // For `--out DIR [--force]`: whether the folder holds anything; fails,
   // changing nothing, if it does unless force and it is tapir's folder of
   // this kind (its marker, or, from before the marker, a configuration file
-  // that `read_config` reads without throwing).
-  bool check_replaceable(bool force, const std::function<void()>& read_config) const;
+  // that `read_config` reads without throwing) whose entries tapir can
+  // replace: nothing below it a symbolic link or other than a file or a
+  // folder, and none of the files it writes (`written`) a folder.
+  bool check_replaceable(bool force, const std::function<void()>& read_config,
+                         const std::vector<std::string>& written) const;
   // Creates the folder, and `inner` in it, and marks it as of this kind.
   void create_marked(const std::string& inner = "") const;
   // `json` into the file `name`, indented, whole or not at all.

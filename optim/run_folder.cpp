@@ -7,6 +7,7 @@
 #include "base/folder_lock.h"
 #include "base/parse.h"
 #include "nn/architecture.h"
+#include "optim/run_identity.h"
 #include "tasks/task.h"
 #include "tasks/text.h"
 
@@ -33,7 +34,8 @@ std::vector<std::string> RunFolder::written() {
 bool RunFolder::check_replaceable(bool force) const {
   // A run from before the marker: its config.json reads as a run's (a task
   // whose corpus moved away is still a run).
-  return OwnedFolder::check_replaceable(force, [this] { read_config(/*check_task=*/false); });
+  return OwnedFolder::check_replaceable(
+      force, [this] { read_config(/*check_task=*/false); }, written());
 }
 
 void RunFolder::start_fresh(const TrainConfig& config, bool force) const {
@@ -135,19 +137,30 @@ void RunFolder::sync_metrics() const {
   sync(kMetrics);
 }
 
-void RunFolder::save_checkpoint(Transformer& model, const TrainConfig& config, int64_t step) const {
+void RunFolder::save_checkpoint(Transformer& model, const TrainConfig& config, int64_t step,
+                                const Metadata& identity) const {
   if (!writes()) return;
-  const Metadata meta = {{"format", "tapir.checkpoint.v1"},
-                         {"model_config", to_json(config.model.to_json())},
-                         {"task", config.task},
-                         {"step", std::to_string(step)}};
+  Metadata meta = {{"format", "tapir.checkpoint.v1"},
+                   {"model_config", to_json(config.model.to_json())},
+                   {"task", config.task},
+                   {"step", std::to_string(step)}};
+  meta.insert(meta.end(), identity.begin(), identity.end());
   save_parameters(file(kCheckpoint), model.parameters(), meta);
   if (!model.learned_functions().empty())
     save_architecture(file(kArchitecture), architecture_of(model));
 }
 
-void RunFolder::load_checkpoint(const std::string& path, const std::vector<Parameter*>& params) {
-  load_parameters(SafeTensorsFile::load(path), params, path);
+SafeTensorsFile RunFolder::read_checkpoint(const std::string& path, const TrainConfig& config,
+                                           const TaskOptions& overridden) const {
+  SafeTensorsFile checkpoint = SafeTensorsFile::load(path);
+  IdentityAllowance allowed = reader_allowance();
+  for (const auto& [name, value] : overridden.values()) {
+    allowed.fields.insert("task_options." + name);
+    if (name == "path") allowed.corpus = false;  // another corpus, on purpose
+    if (name == kTokenizerOption) allowed.tokenizer = false;
+  }
+  check_run_identity(checkpoint, path, file(kConfig), config, allowed);
+  return checkpoint;
 }
 
 void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
@@ -164,11 +177,15 @@ void RunFolder::save_resume(const std::vector<Parameter*>& params, Optimizer& op
   save_resume_file(kResumeFormat, writes, meta);
 }
 
-SafeTensorsFile RunFolder::load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
-                                       Rng& data_rng, ResumeClock& clock) const {
+SafeTensorsFile RunFolder::read_resume(const TrainConfig& config) const {
   SafeTensorsFile resume = load_resume_file(kResumeFormat);
-  read_resume_state(resume, file(kResume), "", params, optimizer, &data_rng, clock);
+  check_run_identity(resume, file(kResume), file(kConfig), config, reader_allowance());
   return resume;
+}
+
+void RunFolder::load_resume(const SafeTensorsFile& resume, const std::vector<Parameter*>& params,
+                            Optimizer& optimizer, Rng& data_rng, ResumeClock& clock) const {
+  read_resume_state(resume, file(kResume), "", params, optimizer, &data_rng, clock);
 }
 
 std::string run_folder_of(const std::string& path) {

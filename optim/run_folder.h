@@ -98,9 +98,15 @@ class RunFolder : public OwnedFolder {
 
   // checkpoint.safetensors, and arch.safetensors when the model has learned
   // functions (ready for `train --arch` and `plot arch`).
-  void save_checkpoint(Transformer& model, const TrainConfig& config, int64_t step) const;
-  // Fills `params` from a checkpoint file (strict, nn/checkpoint.h).
-  static void load_checkpoint(const std::string& path, const std::vector<Parameter*>& params);
+  // `identity`: what the run is (optim/run_identity.h), added to the metadata.
+  void save_checkpoint(Transformer& model, const TrainConfig& config, int64_t step,
+                       const Metadata& identity = {}) const;
+  // Reads the checkpoint at `path` and checks that config.json (as `config`
+  // reads it; the task options in `overridden` are the reader's own) and the
+  // files the run reads are what it was trained with (optim/run_identity.h);
+  // load_parameters (nn/checkpoint.h) then fills a model from it.
+  SafeTensorsFile read_checkpoint(const std::string& path, const TrainConfig& config,
+                                  const TaskOptions& overridden) const;
 
   // The resume file is self-contained (parameters included), so a crash
   // between the checkpoint and resume writes cannot pair weights with the
@@ -109,12 +115,16 @@ class RunFolder : public OwnedFolder {
   void save_resume(const std::vector<Parameter*>& params, Optimizer& optimizer, const Rng& data_rng,
                    ResumeClock clock, const std::vector<SafeTensorWrite>& extra,
                    const Metadata& extra_meta) const;
-  // Reads the resume file back into params, the optimizer (state and step
-  // count), data_rng and clock; returns the file for the extra state.
-  // Everything is checked (format label, counters, shapes, finite values)
-  // before anything is returned; nothing on disk changes.
-  SafeTensorsFile load_resume(const std::vector<Parameter*>& params, Optimizer& optimizer,
-                              Rng& data_rng, ResumeClock& clock) const;
+  // Reads the resume file and checks its format label and that config.json
+  // (as `config` reads it, the tokenizer option naming the run's copy) and
+  // the files the run reads are what it was trained with
+  // (optim/run_identity.h; a resume sets the steps, device and threads anew).
+  SafeTensorsFile read_resume(const TrainConfig& config) const;
+  // Reads that file back into params, the optimizer (state and step count),
+  // data_rng and clock. Everything is checked (counters, shapes, finite
+  // values) before anything is returned; nothing on disk changes.
+  void load_resume(const SafeTensorsFile& resume, const std::vector<Parameter*>& params,
+                   Optimizer& optimizer, Rng& data_rng, ResumeClock& clock) const;
 };
 
 // The run folder of `path`: the folder itself, or the folder a checkpoint

@@ -11,6 +11,7 @@
 #include "engine/threads.h"
 #include "optim/batch.h"
 #include "optim/model_run.h"
+#include "optim/run_identity.h"
 #include "optim/search_ranks.h"
 #include "optim/search_state.h"
 #include "optim/task_loss.h"
@@ -67,6 +68,7 @@ Search::Search(const SearchConfig& config, std::string out_dir, bool over_ranks,
   } else if (pool_.writes_shared()) {
     folder_.start_fresh(config_);
   }
+  if (pool_.writes_shared()) identity_ = run_identity(config_.to_json(), config_.base);
 }
 
 void Search::check(const SearchConfig& config) {
@@ -87,6 +89,14 @@ std::unique_ptr<Search> Search::resume(const std::string& dir, int64_t steps,
   // Everything is read and checked before anything in the folder changes.
   const SafeTensorsFile file = folder.load_resume();
   const std::string path = folder.file(SearchFolder::kResume);
+  // search.json and the files it names against what the search ran with;
+  // a resume sets the steps, device and threads anew.
+  IdentityAllowance allowed;
+  allowed.fields = {"steps",        "base.steps",      "base.schedule.total", "base.device",
+                    "base.threads", "base.eval_limit", "base.eval_batch"};
+  allowed.kind = "search";
+  check_run_identity(file, path, folder.file(SearchFolder::kConfig), config.to_json(), config.base,
+                     allowed);
   const int64_t step = metadata_count(file, path, "step");
   TAPIR_CHECK(step <= saved_steps, path, ": step ", step, " is beyond the search's end (",
               saved_steps, " steps in ", folder.file(SearchFolder::kConfig), ")");
@@ -205,7 +215,7 @@ void Search::run(const Events& events) {
     if (evaluate) {
       // After the logs and the snapshot of this step.
       const SearchState state{{step_, wall_offset_ + now_seconds() - wall_start_}, outcome_};
-      state.save(folder_, pool_, *functions_);
+      state.save(folder_, pool_, *functions_, {{kRunIdentityKey, to_json(identity_)}});
       if (events.on_eval) events.on_eval(step_, mean_accuracy);
     }
   }

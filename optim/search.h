@@ -126,6 +126,9 @@ class Search {
   void finish();  // the outcome and the end's files
 
   SearchConfig config_;
+  // What the search is (optim/run_identity.h: search.json's fields and the
+  // files it reads), saved with its resume state; null where it writes none.
+  Json identity_;
   SearchFolder folder_;
   ModelPool pool_;
   Schedule arch_schedule_;  // the functions' learning rate by search step

@@ -41,7 +41,7 @@ std::vector<std::string> SearchFolder::written() {
 bool SearchFolder::check_replaceable(bool force) const {
   // A search from before the marker: its search.json reads as a search's.
   return OwnedFolder::check_replaceable(
-      force, [this] { read_json_file(file(kConfig), SearchConfig::from_json); });
+      force, [this] { read_json_file(file(kConfig), SearchConfig::from_json); }, written());
 }
 
 namespace {
@@ -91,7 +91,7 @@ void SearchFolder::write_config(const SearchConfig& config) const {
   // As a run folder's config.json, search.json keeps the tokenizer as given.
   SearchConfig stored = config;
   if (!tokenizer_path(config.base.task_options).empty() && fs::exists(file(kConfig)))
-    keep_given_tokenizer(stored.base.task_options, read_config_to_resume().base.task_options);
+    keep_given_tokenizer(stored.base.task_options, read_config().base.task_options);
   write_json(kConfig, stored.to_json());
 }
 
@@ -100,13 +100,17 @@ SearchConfig SearchFolder::read_config_to_resume() const {
   const std::string path = file(kConfig);
   TAPIR_CHECK(fs::exists(path), "cannot resume ", dir(), ": no ", kConfig,
               " in it (not a search folder)");
-  check_resumable({kConfig, kLog, kResume});
-  return read_json_file(path, SearchConfig::from_json);
+  check_resumable(written());
+  return read_config();
+}
+
+SearchConfig SearchFolder::read_config() const {
+  return read_json_file(file(kConfig), SearchConfig::from_json);
 }
 
 void SearchFolder::name_given_tokenizer(TrainConfig config, const std::string& run_dir) const {
   if (tokenizer_path(config.task_options).empty() || !writes() || !has(kConfig)) return;
-  keep_given_tokenizer(config.task_options, read_config_to_resume().base.task_options);
+  keep_given_tokenizer(config.task_options, read_config().base.task_options);
   RunFolder(run_dir).write_config(config);
 }
 
@@ -148,7 +152,7 @@ std::string SearchFolder::truncate_to(int64_t step, const SearchConfig& config,
     if (!text.empty()) notes.push_back(text);
   };
   // The options as search.json gives them (the tokenizer as given).
-  const SearchConfig given = read_config_to_resume();
+  const SearchConfig given = read_config();
   // Every log is read and checked before any is cut.
   std::vector<LogCut> cuts = {cut_log_after(file(kLog), step)};
   for (int m = 0; m < static_cast<int>(models.size()); ++m) {

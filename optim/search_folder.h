@@ -56,7 +56,8 @@ class SearchFolder : public OwnedFolder {
   void start_fresh(const SearchConfig& config) const;
   void write_config(const SearchConfig& config) const;
   // search.json of the search to resume; fails naming the folder when it
-  // is not a search folder.
+  // is not a search folder or holds what a resume cannot rewrite safely
+  // (OwnedFolder::check_resumable).
   SearchConfig read_config_to_resume() const;
 
   // A model that starts in the folder (at `run_dir`) names the tokenizer
@@ -93,6 +94,8 @@ class SearchFolder : public OwnedFolder {
                           const std::vector<ModelAt>& models) const;
 
  private:
+  // search.json as it is (the tokenizer as given).
+  SearchConfig read_config() const;
   // Removes the snapshots taken after `step`; returns how many.
   int64_t drop_snapshots_after(int64_t step) const;
 };

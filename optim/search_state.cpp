@@ -134,8 +134,8 @@ void SearchState::check_schedule(const ModelPool& pool, int m, int64_t step,
               expected, " (search step ", step, ", model start ", at.start, ")");
 }
 
-void SearchState::save(const SearchFolder& folder, ModelPool& pool,
-                       SharedFunctions& functions) const {
+void SearchState::save(const SearchFolder& folder, ModelPool& pool, SharedFunctions& functions,
+                       const Metadata& identity) const {
   if (!folder.writes()) return;
   // The logs first: the resume file never claims a step whose lines could
   // still be lost.
@@ -153,6 +153,7 @@ void SearchState::save(const SearchFolder& folder, ModelPool& pool,
   std::vector<SafeTensorWrite> writes;
   Metadata meta;
   add(pool, functions, host, writes, meta, gathered);
+  meta.insert(meta.end(), identity.begin(), identity.end());
   folder.save_resume(writes, meta);
 }
 

@@ -37,8 +37,10 @@ struct SearchState {
                              SharedFunctions& functions);
   // Writes the resume file into `folder`: the models' logs first (the file
   // never claims a step whose lines could still be lost), then the state.
-  // Every rank calls it (over ranks).
-  void save(const SearchFolder& folder, ModelPool& pool, SharedFunctions& functions) const;
+  // Every rank calls it (over ranks). `identity`: what the search is
+  // (optim/run_identity.h), added to the metadata.
+  void save(const SearchFolder& folder, ModelPool& pool, SharedFunctions& functions,
+            const Metadata& identity = {}) const;
 
  private:
   // The file's tensors and metadata (their data lives in host, or in

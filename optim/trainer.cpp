@@ -14,6 +14,7 @@
 #include "optim/data_parallel.h"
 #include "optim/layer_eval.h"
 #include "optim/resume_codec.h"
+#include "optim/run_identity.h"
 #include "optim/task_loss.h"
 
 namespace tapir {
@@ -26,6 +27,7 @@ Trainer::Trainer(const TrainConfig& config, std::string out_dir)
       optimizer_(make_optimizer(run_.config.optimizer, params_)),
       data_rng_(config.seed, 1),
       wall_start_(now_seconds()) {
+  if (folder_.writes()) identity_ = run_identity(run_.config);
   TAPIR_CHECK(config.train_noise == TrainNoise::none || !run_.task->is_regression(),
               "--train-noise perturbs token embeddings; task ", run_.task->name(),
               " reads real-valued frames");
@@ -185,9 +187,10 @@ void Trainer::append_metrics(const std::vector<EvalResult>& results, double toke
 
 void Trainer::save() {
   if (!folder_.writes()) return;
-  folder_.save_checkpoint(*run_.model, run_.config, step_);
+  const Metadata identity = {{kRunIdentityKey, to_json(identity_)}};
+  folder_.save_checkpoint(*run_.model, run_.config, step_, identity);
   std::vector<SafeTensorWrite> extra;
-  Metadata extra_meta;
+  Metadata extra_meta = identity;
   save_state(extra, extra_meta);
   folder_.save_resume(params_, *optimizer_, data_rng_, {step_, wall_seconds()}, extra, extra_meta);
   folder_.sync_metrics();
@@ -217,9 +220,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
   const RunFolder folder(dir);
   TAPIR_CHECK(std::filesystem::is_directory(dir), "cannot resume ", dir, ": no such folder");
   TAPIR_CHECK(folder.has(RunFolder::kConfig), "cannot resume ", dir, ": no config.json in it");
-  if (writes)
-    folder.check_resumable(
-        {RunFolder::kConfig, RunFolder::kMetrics, RunFolder::kCheckpoint, RunFolder::kResume});
+  if (writes) folder.check_resumable(RunFolder::written());
   auto lock =
       writes ? std::make_unique<FolderLock>(dir, RunFolder::kKind, RunFolder::written()) : nullptr;
   TrainConfig config = folder.read_config();
@@ -232,13 +233,15 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& dir, int64_t steps,
   if (device) config.device = *device;
   if (threads) config.threads = *threads;
   config.validate();
-  std::unique_ptr<Trainer> trainer = make_trainer(config, dir);
   TAPIR_CHECK(folder.has(RunFolder::kResume), "cannot resume ", dir,
               ": no resume.safetensors in it (the run saved nothing yet)");
-  // Everything is read and checked before anything in the folder changes.
+  // Everything is read and checked before anything in the folder changes:
+  // config.json and the files it names against the resume file first,
+  // before the task reads them.
+  const SafeTensorsFile file = folder.read_resume(config);
+  std::unique_ptr<Trainer> trainer = make_trainer(config, dir);
   ResumeClock clock;
-  const SafeTensorsFile file =
-      folder.load_resume(trainer->params_, *trainer->optimizer_, trainer->data_rng_, clock);
+  folder.load_resume(file, trainer->params_, *trainer->optimizer_, trainer->data_rng_, clock);
   const std::string resume_path = folder.file(RunFolder::kResume);
   TAPIR_CHECK(clock.step <= saved_steps, resume_path, ": step ", clock.step,
               " is beyond the run's end (", saved_steps, " steps in config.json)");

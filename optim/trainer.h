@@ -123,6 +123,9 @@ class Trainer {
 
   ModelRun run_;
   RunFolder folder_;
+  // What this run is (optim/run_identity.h), saved with its checkpoint and
+  // resume state; taken when the trainer is made (null: a run without files).
+  Json identity_;
   Evaluator evaluator_;
   std::vector<Parameter*> params_;
   std::unique_ptr<Optimizer> optimizer_;

@@ -50,6 +50,11 @@ tiny=(--task modadd --opt p=23 --width 16 --heads 2 --layers 1 --eval-every 2 --
   "$tapir" tokenizer train --path corpus.txt --vocab-size 300 --out tok.model >/dev/null
   "$tapir" search --task text --opt path=corpus.txt --opt tokenizer=tok.model --opt context=16 \
     --width 16 --heads 2 --layers 1 --models 2 --steps 4 --threads 1 --quiet --out ssearch >/dev/null 2>&1
+  "$tapir" train --task text --opt path=corpus.txt --opt tokenizer=tok.model --opt context=16 \
+    --width 16 --heads 2 --layers 1 --steps 4 --eval-every 2 --eval-limit 8 --threads 1 --quiet \
+    --out trun >/dev/null
+  for i in $(seq 400); do echo "a bird $i flew over the hill, and the fox hid"; done >corpus2.txt
+  "$tapir" tokenizer train --path corpus2.txt --vocab-size 300 --out tok2.model >/dev/null
 )
 if [ $? -ne 0 ]; then
   echo "FAIL: the fixtures could not be made"

@@ -8,14 +8,16 @@ T=(--task modadd --opt p=23 --width 16 --heads 2 --layers 1 --steps 4 --threads 
 for flag in width heads layers mlp-ratio context spline-knots attn-spline-knots attn-fn-knots \
   warmup decay steps batch eval-every eval-batch eval-limit dual-batch dual-every threads; do
   for value in abc 1.5 99999999999999999999 "" 0x10 -99999999999999999999; do
-    refuse numbers "--$flag: expected" @ train "${T[@]}" "--$flag" "$value" --out new
+    refuse numbers "--$flag: expected|--$flag: an empty value" @ train "${T[@]}" "--$flag" "$value" \
+      --out new
   done
   refuse numbers "$flag|${flag//-/ }" @ train "${T[@]}" "--$flag" -1 --out new
 done
 for flag in lr weight-decay beta1 beta2 eps momentum min-lr-ratio clip stop-at init-std dual-lr \
   beta rope-base; do
   for value in abc nan inf -inf 1e999 ""; do
-    refuse numbers "--$flag: expected" @ train "${T[@]}" "--$flag" "$value" --out new
+    refuse numbers "--$flag: expected|--$flag: an empty value" @ train "${T[@]}" "--$flag" "$value" \
+      --out new
   done
   refuse numbers "$flag|${flag//-/ }" @ train "${T[@]}" "--$flag" -1 --out new
 done
@@ -108,9 +110,37 @@ refuse numbers "--steps" @ train --resume run --steps 99999999999999999999
 setup="printf 'tapir search folder\n' >run/.tapir"
 refuse state "its marker says it is a tapir search folder, not a run folder" @ train --resume run --steps 8
 setup="mv run/config.json run/c.json && ln -s c.json run/config.json"
-refuse state "its config.json is a symbolic link" @ train --resume run --steps 8
+refuse state "its 'config.json' is a symbolic link" @ train --resume run --steps 8
 setup="mv run/resume.safetensors run/r.safetensors && ln -s r.safetensors run/resume.safetensors"
-refuse state "its resume.safetensors is a symbolic link" @ train --resume run --steps 8
+refuse state "its 'resume.safetensors' is a symbolic link" @ train --resume run --steps 8
+# Check, then change: a resume or a --force meets one planted fault (a
+# link anywhere below the folder, a folder where a file belongs, a pipe)
+# and refuses before it cuts, removes or writes anything.
+setup="ln -s ../user/notes.txt run/tokenizer.model"
+refuse state "its 'tokenizer.model' is a symbolic link" @ train --resume run --steps 8
+refuse state "'run/tokenizer.model' is a symbolic link" @ train "${T[@]}" --out run --force
+setup="cp -a search/models user/m && rm -r search/models && ln -s ../user/m search/models"
+refuse state "its 'models' is a symbolic link" @ search --resume search --search-steps 8
+refuse state "'search/models' is a symbolic link" @ search "${T[@]}" --models 2 --spline-knots 9 \
+  --out search --force
+setup="cp -a search/snapshots user/s && rm -r search/snapshots && ln -s ../user/s search/snapshots"
+refuse state "its 'snapshots' is a symbolic link" @ search --resume search --search-steps 8
+setup="mv search/models/model-0/metrics.jsonl user/m.jsonl && ln -s ../../../user/m.jsonl \
+  search/models/model-0/metrics.jsonl"
+refuse state "its 'models/model-0/metrics.jsonl' is a symbolic link" @ search --resume search \
+  --search-steps 8
+setup="rm run/checkpoint.safetensors && mkdir run/checkpoint.safetensors && echo x >run/checkpoint.safetensors/mine"
+refuse state "'run/checkpoint.safetensors' is a folder where a file belongs" @ train "${T[@]}" \
+  --out run --force
+refuse state "its 'checkpoint.safetensors' is a folder where a file belongs" @ train --resume run \
+  --steps 8
+setup="mkfifo run/pipe"
+refuse state "'run/pipe' is not a regular file" @ train "${T[@]}" --out run --force
+refuse state "its 'pipe' is not a regular file" @ train --resume run --steps 8
+setup="rm cmp/baseline/seed-0/finished && ln -s ../../../user cmp/baseline/seed-0/elsewhere"
+refuse state "cannot resume 'cmp/baseline/seed-0': its 'elsewhere' is a symbolic link" @ compare \
+  "${T[@]}" --eval-every 2 --eval-limit 32 --seeds 1 --threshold 0.5 --spline-knots 9 \
+  --arch-file search/arch.safetensors --out cmp
 setup=""
 
 # --- environment --------------------------------------------------------
@@ -148,7 +178,7 @@ setup=""
 
 # --- names: tasks, options, variants, splits, choices ------------------
 refuse names "unknown task" @ train --task nope --out new
-refuse names "unknown task" @ train --task "" --out new
+refuse names "--task: an empty value" @ train --task "" --out new
 refuse names "\\x1b" @ train --task $'mod\x1badd' --out new
 refuse names "\\x07" @ train "${T[@]}" --opt $'p\x07=3' --out new
 refuse names "option" @ train "${T[@]}" --opt nonesuch=3 --out new
@@ -371,6 +401,43 @@ setup='rm cmp/.tapir'
 refuse reuse "cmp" @ "${C[@]}"
 setup=""
 
+# --- identity: a run is what its checkpoint says (optim/run_identity.h) -
+# config.json edited after training (a field that leaves every shape as it
+# was), the run's tokenizer copy swapped, its corpus changed: every command
+# that reads the run refuses, naming the field or file and both values.
+setup='sed -i "s/\"qk_norm\": false/\"qk_norm\": true/" run/config.json'
+refuse identity "model.qk_norm is true, but run/checkpoint.safetensors was trained with false" \
+  @ eval --checkpoint run
+refuse identity "model.qk_norm is true" @ layers --checkpoint run --svg none
+refuse identity "model.qk_norm is true" @ robust --checkpoint run --svg none
+refuse identity "model.qk_norm is true" @ dump --checkpoint run --out new.safetensors
+refuse identity "model.qk_norm is true, but run/resume.safetensors was trained with false" \
+  @ train --resume run --steps 8
+setup='sed -i "s/\"rope_base\": 10000.0/\"rope_base\": 500.0/" srun/config.json'
+refuse identity "model.rope_base is 500.0, but srun/checkpoint.safetensors" @ plot arch \
+  srun/arch.safetensors --run srun -o new.svg
+setup='sed -i "s/\"lr\": [0-9.e-]*/\"lr\": 0.5/" run/config.json'
+refuse identity "schedule.lr is 0.5, but run/resume.safetensors" @ train --resume run --steps 8
+setup='sed -i "s/\"qk_norm\": false/\"qk_norm\": true/" search/search.json'
+refuse identity "base.model.qk_norm is true, but search/resume.safetensors" @ search --resume search \
+  --search-steps 8
+setup='for f in cmp/*/seed-0/config.json; do sed -i "s/\"qk_norm\": false/\"qk_norm\": true/" $f; done'
+refuse identity "model.qk_norm is true, but cmp/" @ compare "${T[@]}" --eval-every 2 --eval-limit 32 \
+  --seeds 1 --threshold 0.5 --spline-knots 9 --arch-file search/arch.safetensors --qk-norm --out cmp
+setup='cp tok2.model trun/tokenizer.model'
+refuse identity "trun/tokenizer.model is not the tokenizer trun/checkpoint.safetensors" \
+  @ eval --checkpoint trun
+refuse identity "trun/tokenizer.model is not the tokenizer trun/resume.safetensors" \
+  @ train --resume trun --steps 8
+setup='cp tok2.model ssearch/tokenizer.model'
+refuse identity "ssearch/tokenizer.model is not the tokenizer ssearch/resume.safetensors" \
+  @ search --resume ssearch --search-steps 8
+setup='echo "one more line" >>corpus.txt'
+refuse identity "corpus.txt is not the corpus trun/checkpoint.safetensors" @ eval --checkpoint trun
+refuse identity "corpus.txt is not the corpus trun/checkpoint.safetensors" @ layers \
+  --checkpoint trun --svg none
+setup=""
+
 # --- sizes: more memory than any machine has, refused before allocating -
 refuse sizes "GiB of memory" @ train --task modadd --width 65536 --mlp-ratio 64 --layers 64 \
   --heads 1 --out new
@@ -418,7 +485,14 @@ refuse files "tokenizer file 'nosuch.model' does not exist" @ train "${X[@]}" \
 refuse files "not a SentencePiece model" @ tokenizer encode bad.json "the cat"
 refuse names "vocab and tokenizer" @ train "${X[@]}" --opt tokenizer=tok.model --opt vocab=6162 \
   --out new
-refuse names "got an empty one" @ train "${X[@]}" --opt tokenizer= --out new
+refuse names "has an empty value" @ train "${X[@]}" --opt tokenizer= --out new
+# An unset shell variable is no value: refused, never read as "none".
+refuse names "--arch: an empty value" @ train "${T[@]}" --arch "" --out new
+refuse names "--mlp-poly: an empty value" @ train "${T[@]}" --mlp-poly "" --out new
+refuse names "--arch: an empty value" @ compare "${T[@]}" --seeds 1 --arch "" --out new
+refuse names "--checkpoint: an empty value" @ eval --checkpoint ""
+refuse names "file: an empty value" @ plot arch "" -o new.svg
+refuse names "--out: an empty value" @ search "${T[@]}" --out ""
 refuse names "--type" @ tokenizer train --path corpus.txt --type wordpiece --out new.model
 refuse numbers "--vocab-size" @ tokenizer train --path corpus.txt --vocab-size 257 --out new.model
 # A range check alone lets NaN through (its comparisons are false).

@@ -252,7 +252,7 @@ TEST_CASE("all options: config JSON and checkpoint round trip, older configs loa
   CHECK(file.find("head.weight") == nullptr);
   CHECK(file.find("tok_emb.weight") != nullptr);
   Transformer loaded(back);
-  RunFolder::load_checkpoint(path, loaded.parameters());
+  load_parameters(SafeTensorsFile::load(path), loaded.parameters(), path);
   NoGrad no_grad;
   const Tensor x = tokens(2, 2 * c.context, c.vocab);  // rope: past the context
   const Tensor a = model.forward(x), b = loaded.forward(x);

@@ -70,7 +70,7 @@ void make_cli(Cli& cli) {
                   tapir::add_claims_command(app)};
   cli.commands.push_back(tapir::add_completion_command(app));
   cli.commands.push_back(tapir::add_man_command(app, version.substr(0, version.find('\n'))));
-  tapir::make_numbers_strict(app);
+  tapir::make_values_strict(app);
   // Unknown arguments fall through to here; only the commands that train
   // accept them (as task options), checked below. Set after the subcommands
   // are made, so that they do not inherit it.

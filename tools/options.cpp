@@ -95,8 +95,17 @@ SplineGrid SplineGridOptions::grid() const {
   return SplineGrid(knots, lo, hi, linear);
 }
 
-void make_numbers_strict(CLI::App& app) {
+void make_values_strict(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
+    if (option->get_expected_min() == 0) continue;  // a flag: no value
+    // An unset shell variable (`--arch "$ARCH"`) is no value, never a
+    // default: a run without the learned functions meant would follow.
+    const std::string empty = option->get_positional()
+                                  ? "an empty value; give it one"
+                                  : "an empty value; give it one, or leave the flag out";
+    option->check(CLI::Validator(
+        [empty](std::string& text) -> std::string { return text.empty() ? empty : ""; }, "",
+        "a value"));
     // "FLOAT", or "FLOAT:FLOAT in [0.01 - 0.5]" once a range check is added
     // (whose comparisons a NaN passes).
     const std::string full_type = option->get_type_name();
@@ -123,7 +132,7 @@ void make_numbers_strict(CLI::App& app) {
         },
         "", "strict number"));
   }
-  for (CLI::App* command : app.get_subcommands({})) make_numbers_strict(*command);
+  for (CLI::App* command : app.get_subcommands({})) make_values_strict(*command);
 }
 
 }  // namespace tapir

@@ -88,13 +88,15 @@ struct SplineGridOptions {
   SplineGrid grid() const;
 };
 
-// Makes every number option of `app` and its commands strict before CLI11
-// converts it: INT and UINT values are whole decimal integers that fit in 64
-// bits (UINT: not negative), FLOAT values finite decimal numbers; anything
-// else stops the command with one line naming the flag, e.g.
+// Makes every option of `app` and its commands strict before CLI11 converts
+// its value: no value is empty (`--arch ""`, an unset shell variable), INT
+// and UINT values are whole decimal integers that fit in 64 bits (UINT: not
+// negative), FLOAT values finite decimal numbers; anything else stops the
+// command with one line naming the flag, e.g.
 //   --steps: expected an integer, got '99999999999999999999' (out of range)
+//   --arch: an empty value; give it one, or leave the flag out
 // (CLI11 alone saturates an integer that overflows and wraps a negative
 // unsigned one.) Call once every command is added.
-void make_numbers_strict(CLI::App& app);
+void make_values_strict(CLI::App& app);
 
 }  // namespace tapir

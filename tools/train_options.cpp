@@ -266,6 +266,9 @@ void set_task_options(const std::vector<std::string>& opts, const std::vector<st
   const auto set = [&](const std::string& name, const std::string& value) {
     TAPIR_CHECK(given.insert(name).second, "task option ", quoted(name),
                 " is given twice (as --opt name=value or --name value); give it once");
+    // An unset shell variable ("--opt tokenizer=$TOK") is no value.
+    TAPIR_CHECK(!value.empty(), "task option ", quoted(name),
+                " has an empty value; give it a value (name=value) or leave it out");
     into.set(name, value);
   };
   for (const std::string& kv : opts) {

@@ -44,7 +44,7 @@ void parse_train_config(CLI::App& app, const std::string& path) {
   const char* argv[] = {"tapir", "train", "--config", path.c_str()};
   tapir::check_config_file(app, 4,
                            const_cast<char**>(argv));  // as main does, before CLI11 reads it
-  tapir::make_numbers_strict(app);
+  tapir::make_values_strict(app);
   app.parse(4, argv);
 }
 
