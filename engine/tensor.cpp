@@ -241,13 +241,34 @@ Tensor full(const Shape& shape, double value, DType dtype) {
   return t;
 }
 
-Tensor from_values(const Shape& shape, std::initializer_list<double> values, DType dtype) {
+namespace {
+
+template <class Values>
+Tensor copy_of_values(const Shape& shape, const Values& values, DType dtype) {
   TAPIR_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "from_values: ", values.size(),
               " values given for shape ", shape.str());
   Tensor t = empty(shape, dtype, Device::cpu);
   int64_t i = 0;
-  for (double v : values) store(dtype, t.raw(), i++, v);
+  for (const auto v : values) store(dtype, t.raw(), i++, static_cast<double>(v));
   return to_device(t, current_device());
+}
+
+}  // namespace
+
+Tensor from_values(const Shape& shape, std::initializer_list<double> values, DType dtype) {
+  return copy_of_values(shape, values, dtype);
+}
+
+Tensor from_values(const Shape& shape, std::span<const double> values, DType dtype) {
+  return copy_of_values(shape, values, dtype);
+}
+
+Tensor from_values(const Shape& shape, std::span<const float> values, DType dtype) {
+  return copy_of_values(shape, values, dtype);
+}
+
+Tensor from_values(const Shape& shape, std::span<const int32_t> values, DType dtype) {
+  return copy_of_values(shape, values, dtype);
 }
 
 Tensor alias(Tensor t, const Shape& shape) {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "base/error.h"
@@ -140,9 +141,14 @@ Tensor empty(const Shape& shape, DType dtype, Device device);
 Tensor zeros(const Shape& shape, DType dtype = DType::f32);
 Tensor zeros(const Shape& shape, DType dtype, Device device);
 Tensor full(const Shape& shape, double value, DType dtype = DType::f32);
-// A copy of host values, e.g. from_values({2, 2}, {1, 2, 3, 4}).
+// A copy of host values, e.g. from_values({2, 2}, {1, 2, 3, 4}), or of a
+// std::vector or span (a batch's token ids: from_values({B, T}, ids,
+// DType::i32)), converted to dtype.
 Tensor from_values(const Shape& shape, std::initializer_list<double> values,
                    DType dtype = DType::f32);
+Tensor from_values(const Shape& shape, std::span<const double> values, DType dtype = DType::f32);
+Tensor from_values(const Shape& shape, std::span<const float> values, DType dtype = DType::f32);
+Tensor from_values(const Shape& shape, std::span<const int32_t> values, DType dtype = DType::i32);
 // Same data, new shape (no copy, no tape: see ops reshape() for the
 // differentiable form). Element counts must match.
 Tensor alias(Tensor t, const Shape& shape);

@@ -145,6 +145,16 @@ Pool& pool() {
 
 std::atomic<int> g_num_threads{1};
 
+// OpenBLAS starts with a thread per core (or OPENBLAS_NUM_THREADS): a
+// program that never calls set_num_threads would run every product on all
+// of them, and wait for any that another process keeps busy. One thread from
+// the start, as num_threads() says; OpenBLAS's own constructor has run by
+// now (a library is initialised before the code that links it).
+const bool g_blas_single_threaded = [] {
+  openblas_set_num_threads(1);
+  return true;
+}();
+
 }  // namespace
 
 int check_thread_count(int64_t n, const char* what) {

@@ -29,6 +29,23 @@ double max_abs_diff(Tensor a, Tensor b) {
 
 }  // namespace
 
+TEST_CASE("from_values copies a list, a std::vector or a span, converted to the dtype asked for") {
+  const std::vector<int32_t> ids = {3, 1, 4, 1, 5, 9};
+  const Tensor t = from_values({2, 3}, ids);  // token ids: i32 by default
+  CHECK(t.dtype() == DType::i32);
+  CHECK(t.shape() == Shape{2, 3});
+  for (int64_t i = 0; i < 6; ++i) CHECK(t.item(i) == ids[static_cast<size_t>(i)]);
+  const std::vector<float> mask = {1, 0, 1, 1};
+  const Tensor m = from_values({4}, mask);  // a mask: f32
+  CHECK(m.dtype() == DType::f32);
+  CHECK(m.item(1) == 0.0);
+  const std::vector<double> x = {0.25, -2};
+  const Tensor d = from_values({2}, std::span<const double>(x), DType::f64);
+  CHECK(d.item(0) == 0.25);
+  CHECK(from_values({2}, {0.5, 1.5}).item(1) == 1.5);
+  CHECK_THROWS_WITH_AS(from_values({4}, ids), "from_values: 6 values given for shape (4)", Error);
+}
+
 TEST_CASE("binary ops broadcast a suffix and reject other shapes") {
   Tensor a = from_values({2, 3}, {1, 2, 3, 4, 5, 6}, DType::f64);
   Tensor b = from_values({3}, {10, 20, 30}, DType::f64);

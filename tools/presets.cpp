@@ -41,7 +41,8 @@ std::vector<PresetFlag> lm_afs(const PresetSteps& s) {
   const std::vector<PresetFlag> more = {
       // The attention input function, identity in the baseline
       // ("gelu;att-linear"), learned by a search.
-      s.search ? PresetFlag{"--attn-fn", "spline", "att-spline: x + f(a norm(x) + b) before Q/K/V"}
+      s.search ? PresetFlag{"--attn-fn", "spline",
+                            "att-spline: a + f(g a + b) of a = norm(x), before Q/K/V"}
                : PresetFlag{"--attn-fn", "identity", "att-linear: x + a norm(x) + b before Q/K/V"},
       {"--models", "20", "20 models in the published runs"},
       {"--arch-optimizer", "adam", "afLr > 0: Adam"},

@@ -1,5 +1,7 @@
 #include "tools/protocols.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 #include "base/json.h"
 
@@ -11,6 +13,12 @@ std::string share(int64_t steps, int64_t num, int64_t den) {
   return std::to_string(steps * num / den);
 }
 
+// A trapezoid's decay: its share, and at least the one step a trapezoid
+// needs (a run of 1 step decays over it).
+std::string decay_share(int64_t steps, int64_t num, int64_t den) {
+  return std::to_string(std::max<int64_t>(steps * num / den, 1));
+}
+
 // The weights' trapezoid of the authors' code (trainLmAf.py: lrSchedule
 // "trap", nStepsWarmup 2000 and nStepsCooldown 10000 of nSteps 20000, to 0),
 // over a run of `steps`.
@@ -18,7 +26,7 @@ std::vector<PresetFlag> weights_trapezoid(int64_t steps) {
   return {
       {"--schedule", "trapezoid", "trainLmAf.py:62 lrSchedule \"trap\", :790-797"},
       {"--warmup", share(steps, 1, 10), "trainLmAf.py:59-60 nStepsWarmup 2000 of nSteps 20000"},
-      {"--decay", share(steps, 1, 2), "trainLmAf.py:61 nStepsCooldown 10000 of 20000"},
+      {"--decay", decay_share(steps, 1, 2), "trainLmAf.py:61 nStepsCooldown 10000 of 20000"},
       {"--min-lr-ratio", "0", "trainLmAf.py:796 (nSteps - step) / nStepsCooldown: 0 at the end"},
   };
 }
@@ -40,7 +48,8 @@ std::vector<PresetFlag> authors_search(int64_t search_steps) {
       {"--arch-schedule", "trapezoid",
        "trainLmAf.py:813 getLrFactor for every optimizer, :885-886"},
       {"--arch-warmup", share(search_steps, 1, 10), "trainLmAf.py:60 nStepsWarmup 2000 of 20000"},
-      {"--arch-decay", share(search_steps, 1, 2), "trainLmAf.py:61 nStepsCooldown 10000 of 20000"},
+      {"--arch-decay", decay_share(search_steps, 1, 2),
+       "trainLmAf.py:61 nStepsCooldown 10000 of 20000"},
       {"--arch-min-lr-ratio", "0", "trainLmAf.py:796 0 at the end"},
   };
 }

@@ -25,8 +25,10 @@ void add_model_options(CLI::App& cmd, TrainConfig& c) {
       ->capture_default_str();
   add_name_option(cmd, "--mlp-act", c.model.mlp_act, "MLP activation")->group(m);
   add_name_option(cmd, "--attn", c.model.attn, "Attention")->group(m);
-  add_name_option(cmd, "--attn-fn", c.model.attn_fn,
-                  "Attention input function n + f(a n + b) before Q/K/V: f identity or spline")
+  add_name_option(
+      cmd, "--attn-fn", c.model.attn_fn,
+      "Attention input function a + f(g a + b) of the normalised input a, before Q/K/V: f "
+      "identity or spline")
       ->group(m);
   add_name_option(cmd, "--pos", c.model.pos, "Positions")->group(m);
   cmd.add_option("--context", c.model.context, "Position table size (0: the task's length)")
