@@ -86,6 +86,19 @@ TEST_CASE("--preset lm-afs on a search: the reference's protocol, its shares of 
   CHECK_FALSE(denoise.has("arch-frac"));
 }
 
+TEST_CASE("--preset lm-afs at any step count: a one-step run decays over its one step") {
+  for (const char* steps : {"1", "2", "3"}) {
+    Parsed p(true);
+    p.parse({"--preset", "lm-afs", "--task", "add", "--steps", steps, "--search-steps", steps});
+    apply_preset(p.app, "lm-afs", {p.train.config.steps, p.search.steps, /*search=*/true});
+    const TrainConfig c = finish_train_options(p.app, p.train);
+    CHECK(c.schedule.decay >= 1);
+    CHECK(c.schedule.warmup + c.schedule.decay <= c.steps);
+    CHECK(p.search.arch_schedule.decay >= 1);
+    CHECK_NOTHROW(c.validate());
+  }
+}
+
 TEST_CASE("--preset refuses a name it does not know") {
   Parsed p(false);
   CHECK_THROWS_AS(p.parse({"--preset", "lm-afx"}), CLI::ValidationError);
