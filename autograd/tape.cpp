@@ -1,5 +1,6 @@
 #include "autograd/tape.h"
 
+#include "autograd/tape_print.h"
 #include "engine/workspace.h"
 
 namespace tapir {
@@ -44,7 +45,9 @@ Node& record(const OpInfo& op, Tensor out, std::initializer_list<Tensor> inputs)
   node.out = out.impl();
   for (const Tensor& t : inputs) node.in[node.n_in++] = t.impl();
   out.set_requires_grad(true);
-  return tape().record(node);
+  Node& recorded = tape().record(node);
+  if (tape_printing()) detail::tape_print_recorded(recorded);
+  return recorded;
 }
 
 void backward(Tensor loss) {
@@ -52,19 +55,27 @@ void backward(Tensor loss) {
   TAPIR_CHECK(loss.requires_grad(),
               "backward: the loss does not depend on any tensor that "
               "requires a gradient");
+  const bool printing = tape_printing();
+  if (printing) detail::tape_print_begin_backward();
   ensure_grad(loss);
   fill(grad_view(loss), 1.0);  // d loss / d loss, wherever the loss lives
   const auto& nodes = tape().nodes();
   for (size_t k = nodes.size(); k-- > 0;) {
     const Node& node = nodes[k];
-    if (node.out->grad == nullptr) continue;  // no gradient reached this node
+    if (printing) detail::tape_print_before_node(k, node);
+    if (node.out->grad == nullptr) {  // no gradient reached this node
+      if (printing) detail::tape_print_after_node(k, node);
+      continue;
+    }
     node.op->backward(node);
+    if (printing) detail::tape_print_after_node(k, node);
     // Every consumer of this output ran before (later on the tape), and no
     // earlier node reads it: its gradient is dead, and its memory can hold
     // another one.
     recycle_grad(node.output());
   }
   tape().clear();
+  if (printing) detail::tape_print_end_backward();
 }
 
 void reset_step() {

@@ -29,6 +29,7 @@ using BackwardFn = void (*)(const Node&);
 struct OpInfo {
   const char* name;
   BackwardFn backward;
+  const char* file = "";  // the source file that registers it (the tape's printout)
 };
 
 constexpr int kMaxNodeInputs = 4;
@@ -125,8 +126,8 @@ struct OpRegistrar {
   explicit OpRegistrar(const OpInfo& op) { op_registry().push_back(&op); }
 };
 
-#define TAPIR_REGISTER_OP(var, name, backward_fn) \
-  const ::tapir::OpInfo var{name, backward_fn};   \
+#define TAPIR_REGISTER_OP(var, name, backward_fn)         \
+  const ::tapir::OpInfo var{name, backward_fn, __FILE__}; \
   static const ::tapir::OpRegistrar var##_registrar(var)
 
 }  // namespace tapir

@@ -8,18 +8,24 @@
 #pragma once
 #include <initializer_list>
 
+#include "engine/kernel_trace.h"
 #include "engine/kernels.h"
 #include "engine/tensor.h"
 
 namespace tapir {
 
+// Notes the kernel's name while a tape printout is made (engine/kernel_trace.h).
+#define TAPIR_NOTE_KERNEL(kernel) \
+  (::tapir::kernel_trace_on() ? ::tapir::detail::note_kernel(#kernel) : void())
+
 #if TAPIR_HAS_CUDA
-#define TAPIR_KERNEL(dev, kernel, ...)                                 \
-  ((dev) == ::tapir::Device::cuda ? ::tapir::cuda::kernel(__VA_ARGS__) \
-                                  : ::tapir::cpu::kernel(__VA_ARGS__))
+#define TAPIR_KERNEL(dev, kernel, ...)                                                            \
+  (TAPIR_NOTE_KERNEL(kernel), (dev) == ::tapir::Device::cuda ? ::tapir::cuda::kernel(__VA_ARGS__) \
+                                                             : ::tapir::cpu::kernel(__VA_ARGS__))
 #else
 // Without CUDA no tensor can be on cuda (its allocation fails).
-#define TAPIR_KERNEL(dev, kernel, ...) ((void)(dev), ::tapir::cpu::kernel(__VA_ARGS__))
+#define TAPIR_KERNEL(dev, kernel, ...) \
+  (TAPIR_NOTE_KERNEL(kernel), (void)(dev), ::tapir::cpu::kernel(__VA_ARGS__))
 #endif
 
 // The device of `what`'s defined inputs. Inputs on different devices fail

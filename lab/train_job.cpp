@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "autograd/tape_print.h"
 #include "base/folder_lock.h"
 #include "base/json.h"
 #include "engine/dist.h"
@@ -155,6 +156,14 @@ int run_train_job(TrainJob job) {
   trainer->set_data_parallel(true);
   dist::check_same("the run's configuration", to_json(trainer->config().to_json()));
   dist::check_same("the model's parameters before training", parameter_digest(*trainer));
+  // --print-tape on stdout, or TAPIR_PRINT_TAPE's printout on stderr: with
+  // the parameters' names either way.
+  if (root && (job.print_tape || tape_printing())) {
+    std::vector<std::pair<const TensorImpl*, std::string>> names;
+    for (Parameter* p : trainer->model().parameters())
+      names.emplace_back(p->tensor().impl(), p->name);
+    print_next_backward(job.print_tape ? stdout : stderr, std::move(names));
+  }
   train_and_report(*trainer, job.quiet, job.log_every);
   return 0;
 }

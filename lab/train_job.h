@@ -15,11 +15,12 @@
 namespace tapir {
 
 struct TrainJob {
-  std::string out;        // a new run's folder
-  std::string resume;     // or the run to continue ("": a new run)
-  bool force = false;     // a new run may replace the run folder in out
-  bool quiet = false;     // nothing printed but errors
-  int64_t log_every = 0;  // a line of loss, gradient norm and lr every N steps (0: none)
+  std::string out;          // a new run's folder
+  std::string resume;       // or the run to continue ("": a new run)
+  bool force = false;       // a new run may replace the run folder in out
+  bool quiet = false;       // nothing printed but errors
+  int64_t log_every = 0;    // a line of loss, gradient norm and lr every N steps (0: none)
+  bool print_tape = false;  // the first step's tape on stdout (autograd/tape_print.h)
   // A new run: its configuration, validated, and the note of the settings
   // applied to it ("" when none).
   TrainConfig config;

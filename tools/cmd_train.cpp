@@ -22,6 +22,10 @@ Command add_train_command(CLI::App& app) {
   cmd->add_flag("--force", o->job.force, "Overwrite an existing run folder");
   cmd->add_option("--resume", o->job.resume, "Continue the run in this folder");
   cmd->add_flag("--quiet", o->job.quiet, "Print nothing but errors");
+  cmd->add_flag("--print-tape", o->job.print_tape,
+                "Print the first step's tape: the ops in forward order (file, kernels, saved "
+                "tensors), then the backward walk with each node's gradient norm "
+                "(TAPIR_PRINT_TAPE=1 does it in any program, on stderr)");
   cmd->add_option("--log-every", o->job.log_every,
                   "Print the loss, gradient norm and learning rate every N steps, after the "
                   "loss a uniform guess would have (0: only the evaluations)")

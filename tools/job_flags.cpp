@@ -10,9 +10,11 @@ namespace tapir {
 TrainJob train_job_from_flags(CLI::App& cmd, TrainOptions& train, const TrainJob& bound) {
   if (!bound.resume.empty()) {
     TrainJob job = bound;
-    check_resume_flags(cmd, {"--steps", "--threads", "--device", "--quiet", "--log-every"},
-                       "the run as its config.json",
-                       "--steps to extend the run, --threads, --device, --quiet, --log-every");
+    check_resume_flags(
+        cmd, {"--steps", "--threads", "--device", "--quiet", "--log-every", "--print-tape"},
+        "the run as its config.json",
+        "--steps to extend the run, --threads, --device, --quiet, --log-every, "
+        "--print-tape");
     if (cmd.count("--steps") > 0) job.steps = train.config.steps;
     if (cmd.count("--device") > 0) job.device = train.config.device;
     if (cmd.count("--threads") > 0) job.threads = train.config.threads;
