@@ -265,7 +265,8 @@ TEST_CASE("--resume takes only the flags that cannot change what is computed") {
   };
   CHECK(error_of({"train", "--resume", "no-such-run", "--lr", "1e-3"}) ==
         "--resume continues the run as its config.json says, so --lr cannot be given with it "
-        "(allowed: --steps to extend the run, --threads, --device, --quiet, --log-every)");
+        "(allowed: --steps to extend the run, --threads, --device, --quiet, --log-every, "
+        "--print-tape)");
   CHECK(error_of({"search", "--resume", "no-such-search", "--models", "4"}) ==
         "--resume continues the search as its search.json says, so --models cannot be given "
         "with it (allowed: --search-steps to extend the search, --threads, --device, --quiet)");
