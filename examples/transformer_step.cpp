@@ -7,7 +7,10 @@
 //
 // The model learns to continue a short repeated sentence, character by
 // character; exits 1 unless the loss falls to a third of where it started
-// and the written-out attention matches the fused op.
+// and the written-out attention matches the fused op. `transformer_step
+// --print-tape` first prints step 1's tape: the ops above in the order they
+// ran, then the backward walk (autograd/tape_print.h; TAPIR_PRINT_TAPE=1 in
+// the environment does it for any program, on stderr).
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -17,6 +20,7 @@
 
 #include "autograd/ops.h"
 #include "autograd/tape.h"
+#include "autograd/tape_print.h"
 #include "engine/rng.h"
 #include "nn/module.h"  // Parameter: a named tensor with a gradient buffer
 #include "optim/optimizer.h"
@@ -52,16 +56,15 @@ struct Weights {
   }
 };
 
-// Step-arena i32 tensors from host values.
+// Step-arena i32 tensors from host values (from_values copies a vector).
 Tensor ids_tensor(const Shape& shape, const std::vector<int32_t>& values) {
-  Tensor t = empty(shape, DType::i32);
-  write_bytes(t, values.data());
-  return t;
+  return from_values(shape, values, DType::i32);
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool print_tape = argc > 1 && std::string(argv[1]) == "--print-tape";
   const std::string text = "the quick brown fox jumps over the lazy dog. ";
   std::string alphabet;  // the vocabulary: each character of the text once
   for (char c : text)
@@ -110,6 +113,11 @@ int main() {
   double first_loss = 0, loss_value = 0, attention_gap = 0;
   const int steps = 150;
   for (int step = 1; step <= steps; ++step) {
+    if (step == 1 && print_tape) {  // before the forward: its ops are recorded as they run
+      std::vector<std::pair<const TensorImpl*, std::string>> names;
+      for (const Parameter* p : w.list()) names.emplace_back(p->value.view().impl(), p->name);
+      print_next_backward(stdout, std::move(names));
+    }
     // --- a batch: B windows of the repeated text, targets shifted by one --
     std::vector<int32_t> in(B * T), next(B * T);
     for (int64_t b = 0; b < B; ++b) {
