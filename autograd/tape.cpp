@@ -64,11 +64,11 @@ void backward(Tensor loss) {
     const Node& node = nodes[k];
     if (printing) detail::tape_print_before_node(k, node);
     if (node.out->grad == nullptr) {  // no gradient reached this node
-      if (printing) detail::tape_print_after_node(k, node);
+      if (printing) detail::tape_print_after_node();
       continue;
     }
     node.op->backward(node);
-    if (printing) detail::tape_print_after_node(k, node);
+    if (printing) detail::tape_print_after_node();
     // Every consumer of this output ran before (later on the tape), and no
     // earlier node reads it: its gradient is dead, and its memory can hold
     // another one.

@@ -17,25 +17,17 @@ struct Printout {
   std::map<const TensorImpl*, std::string> names;
   std::map<const TensorImpl*, size_t> made_by;  // a node's output -> the node
   std::vector<std::vector<std::string>> forward_kernels;
-  bool running = false;
 };
 
 thread_local Printout t_print;
 
-// TAPIR_PRINT_TAPE: the first backward pass of the process, on stderr.
-bool g_env_taken = false;
-
-void take_environment() {
-  if (g_env_taken) return;
-  g_env_taken = true;
-  const char* value = std::getenv("TAPIR_PRINT_TAPE");
-  if (value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0 && t_print.out == nullptr)
-    print_next_backward(stderr);
-}
-
-// Read at start-up, so that the first op's kernels are noted too.
+// TAPIR_PRINT_TAPE: the first backward pass of the process (its main
+// thread), on stderr. Read at start-up, so that the first op's kernels are
+// noted too; a program's own print_next_backward later replaces it.
 const bool g_environment_read = [] {
-  take_environment();
+  const char* value = std::getenv("TAPIR_PRINT_TAPE");
+  if (value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0)
+    print_next_backward(stderr);
   return true;
 }();
 
@@ -77,7 +69,6 @@ double grad_norm(const TensorImpl* impl) {
 
 void print_next_backward(std::FILE* out,
                          std::vector<std::pair<const TensorImpl*, std::string>> names) {
-  g_env_taken = true;  // a program's own request wins over the environment
   t_print = Printout();
   t_print.out = out;
   for (auto& [impl, name] : names) t_print.names[impl] = std::move(name);
@@ -85,20 +76,17 @@ void print_next_backward(std::FILE* out,
 }
 
 bool tape_printing() {
-  take_environment();
   return t_print.out != nullptr;
 }
 
 namespace detail {
 
 void tape_print_recorded(const Node& node) {
-  if (!tape_printing()) return;
   t_print.made_by[node.out] = tape().size() - 1;
   t_print.forward_kernels.push_back(take_kernels());
 }
 
 void tape_print_begin_backward() {
-  if (!tape_printing()) return;
   std::FILE* out = t_print.out;
   const std::vector<Node>& nodes = tape().nodes();
   std::fprintf(out, "forward: %zu nodes, in the order the ops ran\n", nodes.size());
@@ -122,17 +110,14 @@ void tape_print_begin_backward() {
 }
 
 void tape_print_before_node(size_t k, const Node& node) {
-  if (!tape_printing()) return;
   std::fprintf(t_print.out, "  #%-3zu %-22s |dL/dy| %.3g", k, node.op->name, grad_norm(node.out));
 }
 
-void tape_print_after_node(size_t /*k*/, const Node& /*node*/) {
-  if (!tape_printing()) return;
+void tape_print_after_node() {
   std::fprintf(t_print.out, "; kernels: %s\n", joined(take_kernels()).c_str());
 }
 
 void tape_print_end_backward() {
-  if (!tape_printing()) return;
   std::fflush(t_print.out);
   t_print = Printout();
   set_kernel_trace(false);

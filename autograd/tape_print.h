@@ -26,12 +26,12 @@ void print_next_backward(std::FILE* out,
 bool tape_printing();
 
 namespace detail {
-// Called by record() for the node it appended, and by backward() around
-// each node's backward and at its end.
+// Called, while tape_printing(), by record() for the node it appended, and
+// by backward() around each node's backward and at its end.
 void tape_print_recorded(const Node& node);
 void tape_print_begin_backward();
 void tape_print_before_node(size_t k, const Node& node);
-void tape_print_after_node(size_t k, const Node& node);
+void tape_print_after_node();
 void tape_print_end_backward();
 }  // namespace detail
 

@@ -9,7 +9,6 @@
 #include "nn/architecture.h"
 #include "optim/run_identity.h"
 #include "tasks/task.h"
-#include "tasks/text.h"
 
 namespace tapir {
 
@@ -86,16 +85,9 @@ TrainConfig RunFolder::read_config(bool check_task) const {
 Json RunFolder::input_fingerprints(const TrainConfig& config) {
   Json files = Json::object();
   // A file that is not there is left out: what reads it says so, in its words.
-  const auto add_file = [&](const std::string& path) {
-    std::error_code ec;
-    if (!path.empty() && fs::is_regular_file(path, ec)) files.set(path, file_fingerprint(path));
-  };
-  add_file(config.arch_file);
-  add_file(tokenizer_path(config.task_options));
-  if (config.task == "text" && config.task_options.has("path")) {
-    const std::string corpus = config.task_options.values().at("path");
-    files.set(corpus, bytes_fingerprint(read_text_corpus(corpus)));
-  }
+  for (const RunInput& input : run_inputs(config))
+    if (const std::string fingerprint = input_fingerprint(input); !fingerprint.empty())
+      files.set(input.path, fingerprint);
   return files;
 }
 

@@ -54,33 +54,29 @@ void check_fields(const Json& recorded, const Json& now, const std::string& path
   }
 }
 
-// The files a run reads, by the role its record names them with.
-struct Input {
-  const char* role;
-  const char* what;
-  std::string path;
-};
+}  // namespace
 
-std::vector<Input> inputs_of(const TrainConfig& config) {
-  std::vector<Input> files = {{"arch_file", "architecture file", config.arch_file},
-                              {"tokenizer", "tokenizer", tokenizer_path(config.task_options)}};
+std::vector<RunInput> run_inputs(const TrainConfig& config) {
+  std::vector<RunInput> files = {{"arch_file", "architecture file", config.arch_file},
+                                 {"tokenizer", "tokenizer", tokenizer_path(config.task_options)}};
   if (config.task == "text" && config.task_options.has("path"))
     files.push_back({"corpus", "corpus", config.task_options.values().at("path")});
   return files;
 }
 
-}  // namespace
+std::string input_fingerprint(const RunInput& input) {
+  std::error_code ec;
+  if (input.path.empty()) return "";
+  if (std::string(input.role) == "corpus")  // a file or a folder of files
+    return fs::exists(input.path, ec) ? bytes_fingerprint(read_text_corpus(input.path)) : "";
+  return fs::is_regular_file(input.path, ec) ? file_fingerprint(input.path) : "";
+}
 
 Json run_identity(const Json& fields, const TrainConfig& reads) {
   Json inputs = Json::object();
-  for (const Input& input : inputs_of(reads)) {
-    std::error_code ec;
-    if (input.path.empty() || !fs::exists(input.path, ec)) continue;
-    // The corpus as the task reads it (a folder's files in order).
-    inputs.set(input.role, std::string(input.role) == "corpus"
-                               ? bytes_fingerprint(read_text_corpus(input.path))
-                               : file_fingerprint(input.path));
-  }
+  for (const RunInput& input : run_inputs(reads))
+    if (const std::string fingerprint = input_fingerprint(input); !fingerprint.empty())
+      inputs.set(input.role, fingerprint);
   Json record = Json::object();
   record.set("config", fields);
   record.set("inputs", inputs);
@@ -121,7 +117,7 @@ void check_run_identity(const SafeTensorsFile& file, const std::string& path,
               path, ": metadata '", kRunIdentityKey,
               "' is not a run's record (expected its config and inputs)");
   check_fields(recorded.at("config"), now.at("config"), path, config_path, allowed);
-  for (const Input& input : inputs_of(reads)) {
+  for (const RunInput& input : run_inputs(reads)) {
     const std::string role = input.role;
     if ((role == "corpus" && !allowed.corpus) || (role == "tokenizer" && !allowed.tokenizer))
       continue;

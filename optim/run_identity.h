@@ -13,6 +13,7 @@
 #pragma once
 #include <set>
 #include <string>
+#include <vector>
 
 #include "base/json.h"
 #include "engine/safetensors.h"
@@ -22,6 +23,22 @@ namespace tapir {
 
 // The metadata key of the record.
 inline constexpr const char* kRunIdentityKey = "run";
+
+// A file a run reads besides its folder: its role in the record
+// ("arch_file", "tokenizer", "corpus"), what messages call it, and its path
+// as the configuration gives it.
+struct RunInput {
+  const char* role;
+  const char* what;
+  std::string path;
+};
+// The files a run of `config` reads: its architecture file, its tokenizer,
+// a text task's corpus (a path may be empty: not given).
+std::vector<RunInput> run_inputs(const TrainConfig& config);
+// The input's fingerprint as it is now (a corpus: the bytes the task reads,
+// a folder's files in order), or "" when it is not there: what reads it
+// then says so, in its own words.
+std::string input_fingerprint(const RunInput& input);
 
 // The record {"config": `fields` (the configuration file's JSON), "inputs":
 // {"arch_file", "tokenizer", "corpus": fingerprints of the files `reads`

@@ -90,10 +90,11 @@ std::unique_ptr<Search> Search::resume(const std::string& dir, int64_t steps,
   const SafeTensorsFile file = folder.load_resume();
   const std::string path = folder.file(SearchFolder::kResume);
   // search.json and the files it names against what the search ran with;
-  // a resume sets the steps, device and threads anew.
+  // a resume sets anew search.json's `steps` and what a run's reader does
+  // of its base run (the device, the threads, ...).
   IdentityAllowance allowed;
-  allowed.fields = {"steps",        "base.steps",      "base.schedule.total", "base.device",
-                    "base.threads", "base.eval_limit", "base.eval_batch"};
+  allowed.fields = {"steps"};
+  for (const std::string& field : reader_allowance().fields) allowed.fields.insert("base." + field);
   allowed.kind = "search";
   check_run_identity(file, path, folder.file(SearchFolder::kConfig), config.to_json(), config.base,
                      allowed);
