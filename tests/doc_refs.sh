@@ -5,12 +5,14 @@
 #   - each `path` in backticks that starts at a top-level folder of the
 #     repository (engine/cpu/spline.cpp, scripts/experiments/, tests/*.sh,
 #     optim/trainer.{h,cpp}) exists: a file or folder, every member of a
-#     brace list, or a glob that matches something; a `path:LINE` has that
-#     line;
+#     brace list, or a glob that matches something; a `path:LINE` (or
+#     `path:A-B`) has that line;
 #   - each `symbol` (`path`) or `symbol` in `path`: the symbol's last
 #     identifier (`Arena::recycle` -> recycle, `build_run(config)` ->
 #     build_run) occurs as a word in that file, or in a file under that
-#     folder;
+#     folder; with a `path:LINE` or `path:A-B`, on that line or in that
+#     range, so a line number that no longer points at its symbol is caught;
+#   - a `path:LINE` has its symbol beside it, in one of those two forms;
 #   - each other `symbol` that reads as code (a call `f(...)`, every part
 #     of a qualified `A::b`, a snake_case, CamelCase or UPPER_CASE name)
 #     occurs somewhere in the sources, scripts or configs, or is a file's or
@@ -43,6 +45,8 @@ if [[ ${1:-} == --self-test ]]; then
     "$fixture:9: no_such_helper_anywhere is in no source"
     "$fixture:10: NoSuchClass is in no source"
     "$fixture:11: link to a missing file: no_such_doc.md"
+    "$fixture:12: autograd/tape.cpp:1 does not hold reset_step"
+    "$fixture:13: autograd/tape.cpp:1-2 names no symbol: write \`symbol\` (\`autograd/tape.cpp:1-2\`)"
   )
   got=$("$0" . "$fixture" 2>/dev/null)
   status=$?
@@ -66,22 +70,32 @@ present=()
 for d in "${code_dirs[@]}"; do [[ -d $d ]] && present+=("$d"); done
 
 # One pass over the docs: "DOC:LINE<TAB>KIND<TAB>A<TAB>B" per reference:
-# path (A the path), symbol (A the symbol, B its path), name (A a name that
-# reads as code) or link (A the target, B the doc's folder).
+# path (A the path), bare (A a `path:LINE` with no symbol beside it), symbol
+# (A the symbol, B its path), name (A a name that reads as code) or link (A
+# the target, B the doc's folder).
 refs() {
-  awk -v top="($(IFS='|'; echo "${code_dirs[*]}|docs|data|third_party"))" -v outside="$outside" '
+  # `symbol` ( or `symbol` in, before a `path`
+  local symbol='`[A-Za-z_][A-Za-z0-9_:.>-]*(\\([^`]*\\))?` (\\(|in )'
+  awk -v top="($(IFS='|'; echo "${code_dirs[*]}|docs|data|third_party"))" -v outside="$outside" \
+    -v symbol="$symbol" '
+    BEGIN { beside = symbol "$" }
     FNR == 1 { fence = 0; dir = FILENAME; sub(/\/?[^\/]*$/, "", dir); if (dir == "") dir = "." }
     /^[ \t]*```/ { fence = !fence; next }
     fence { next }
     {
       where = FILENAME ":" FNR
-      rest = $0
+      rest = $0; before = ""
       while (match(rest, "`" top "/[A-Za-z0-9_.*/{},-]*(:[0-9]+([-,][0-9]+)*)?`")) {
-        print where "\tpath\t" substr(rest, RSTART + 1, RLENGTH - 2)
+        path = substr(rest, RSTART + 1, RLENGTH - 2)
+        before = before substr(rest, 1, RSTART - 1)
+        print where "\tpath\t" path
+        # a line number without its symbol: nothing to tell whether it moved
+        if (path ~ /:[0-9]/ && before !~ beside) print where "\tbare\t" path
+        before = before substr(rest, RSTART, RLENGTH)
         rest = substr(rest, RSTART + RLENGTH)
       }
       rest = $0
-      while (match(rest, "`[A-Za-z_][A-Za-z0-9_:.>-]*(\\([^`]*\\))?` (\\(|in )`" top "/[A-Za-z0-9_.*/-]*(:[0-9]+)?`")) {
+      while (match(rest, symbol "`" top "/[A-Za-z0-9_.*/-]*(:[0-9]+(-[0-9]+)?)?`")) {
         ref = substr(rest, RSTART, RLENGTH)
         rest = substr(rest, RSTART + RLENGTH)
         sym = ref; sub(/^`/, "", sym); sub(/`.*/, "", sym)
@@ -147,8 +161,8 @@ broken=$(
   while IFS=$'\t' read -r where kind a b; do
     case "$kind" in
       path)
-        want=""
-        [[ $a == *:* ]] && want="${a#*:}" && want="${want%%[-,]*}"
+        want=""  # the last line named: 42 in path:42, path:40-42 or path:40,42
+        [[ $a == *:* ]] && want="${a##*[:,-]}"
         while read -r path; do
           if ! exists "$path"; then
             echo "$where: no such path: $path"
@@ -166,7 +180,19 @@ broken=$(
         name="${name##*>}"
         [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
         # shellcheck disable=SC2086  # a glob path names several files
-        grep -rIqw -- "$name" $path || echo "$where: $name is not in $path"
+        if ! grep -rIqw -- "$name" $path; then
+          echo "$where: $name is not in $path"
+        elif [[ $b == *:* && -f $path ]]; then
+          lines="${b#*:}"
+          first="${lines%-*}"
+          last="${lines#*-}"
+          (($(wc -l <"$path") < last)) && continue  # reported as a path
+          sed -n "${first},${last}p" "$path" | grep -qw -- "$name" ||
+            echo "$where: $b does not hold $name"
+        fi
+        ;;
+      bare)
+        echo "$where: $a names no symbol: write \`symbol\` (\`$a\`)"
         ;;
       link)
         [[ -e $b/${a%%#*} ]] || echo "$where: link to a missing file: ${a%%#*}"
