@@ -18,11 +18,15 @@
 #     occurs somewhere in the sources, scripts or configs, or is a file's or
 #     a layer library's name (`test_spline`, `tapir_nn`); subscripted maths (`m_h`)
 #     and the names of outside libraries (below) are left alone;
-#   - each relative markdown link [text](file.md#anchor) names a file.
+#   - each relative markdown link [text](file.md#anchor) names a file;
+#   - each excerpt of the code (excerpts(), below) is the code now.
 # Prints one line per broken reference (doc:line: what) and fails if any.
 #
 # Usage: tests/doc_refs.sh SOURCE_DIR [DOC...]   (default: README.md docs/*.md)
+#        tests/doc_refs.sh SOURCE_DIR --write-excerpts [DOC...]
 #        tests/doc_refs.sh SOURCE_DIR --self-test
+# --write-excerpts takes every excerpt (below) from the code again and checks
+# nothing else.
 # --self-test runs the check on tests/data/doc_refs_broken.md, whose every
 # kind of broken reference must be reported, and on nothing else.
 set -uo pipefail
@@ -34,19 +38,102 @@ code_dirs=(autograd base engine nn optim lab report tasks tools tests scripts cm
 # sanitizers, the kernel's profiler symbols), by prefix.
 outside='^(cblas_|libxsmm_|sgemm_|pvm_|ASAN_)'
 
+# An excerpt of the code in a doc is a marker line and the code fence under it:
+#   <!-- excerpt: PATH from "TEXT" lines N -->
+# names the N lines of PATH that start at the first line holding TEXT (as
+# written, no pattern), and the fence must hold those lines as they are.
+# Anchored by text rather than by line number, an excerpt survives code moving
+# above it, and any change inside it makes it stale.
+# excerpts check DOC: "DOC:LINE: what" for each marker that is malformed,
+# names no code or is stale; excerpts write DOC: DOC with every excerpt taken
+# from the code again (what cannot be taken reported on stderr). Fails if
+# anything was reported.
+excerpts() {
+  awk -v mode="$1" '
+    function out(line) { if (mode == "write") print line }
+    function report(what) {
+      ++reports
+      if (mode == "write") print FILENAME ":" marker ": " what >"/dev/stderr"
+      else print FILENAME ":" marker ": " what
+    }
+    # code[1..n]: the n lines of path from the first that holds text; or why not
+    function take(path, text, n,    line, got, status) {
+      ncode = 0
+      got = 0
+      while (ncode < n && (status = (getline line < path)) > 0) {
+        if (!got && index(line, text)) got = 1
+        if (got) code[++ncode] = line
+      }
+      close(path)
+      if (status < 0) return "no such file: " path
+      if (!got) return path " has no line holding \"" text "\""
+      if (ncode < n) return path " ends before " n " lines from \"" text "\""
+      return ""
+    }
+    state == 2 {  # in an excerpt fence
+      if ($0 !~ /^```[ \t]*$/) { body[++nbody] = $0; next }
+      same = why == "" && nbody == ncode
+      for (i = 1; same && i <= nbody; ++i) same = body[i] == code[i]
+      if (why != "") report(why)
+      else if (!same && mode == "check")
+        report("excerpt of " path " differs from the code (tests/doc_refs.sh SOURCE_DIR --write-excerpts rewrites it)")
+      if (why == "") for (i = 1; i <= ncode; ++i) out(code[i])
+      else for (i = 1; i <= nbody; ++i) out(body[i])
+      out($0)
+      state = 0
+      next
+    }
+    state == 1 {  # the line under a marker
+      state = 0
+      if ($0 ~ /^```/) { out($0); state = 2; nbody = 0; next }
+      report("no code fence under the excerpt marker")
+    }
+    /^[ \t]*```/ { fence = !fence; out($0); next }
+    !fence && /^<!-- excerpt:/ {
+      marker = FNR
+      out($0)
+      if ($0 !~ /^<!-- excerpt: [^ ]+ from "[^"]+" lines [1-9][0-9]* -->$/) {
+        report("an excerpt marker reads <!-- excerpt: PATH from \"TEXT\" lines N -->")
+        next
+      }
+      spec = substr($0, 15)  # after "<!-- excerpt: "
+      path = substr(spec, 1, index(spec, " ") - 1)
+      spec = substr(spec, length(path) + 8)  # after " from \""
+      text = substr(spec, 1, index(spec, "\" lines ") - 1)
+      why = take(path, text, substr(spec, length(text) + 9) + 0)
+      state = 1
+      next
+    }
+    { out($0) }
+    END {
+      if (state == 1) report("no code fence under the excerpt marker")
+      if (state == 2) {
+        report("no end to the code fence under the excerpt marker")
+        for (i = 1; i <= nbody; ++i) out(body[i])
+      }
+      exit (reports > 0)
+    }' "$2"
+}
+
 if [[ ${1:-} == --self-test ]]; then
   fixture=tests/data/doc_refs_broken.md
   expected=(
-    "$fixture:5: no such path: engine/no_such_file.cpp"
-    "$fixture:6: no such path: optim/trainer.hpp"
-    "$fixture:7: engine/tensor.h has no line 100000"
-    "$fixture:8: no_such_function is not in optim/trainer.cpp"
-    "$fixture:8: no_such_function is in no source"
-    "$fixture:9: no_such_helper_anywhere is in no source"
-    "$fixture:10: NoSuchClass is in no source"
-    "$fixture:11: link to a missing file: no_such_doc.md"
-    "$fixture:12: autograd/tape.cpp:1 does not hold reset_step"
-    "$fixture:13: autograd/tape.cpp:1-2 names no symbol: write \`symbol\` (\`autograd/tape.cpp:1-2\`)"
+    "$fixture:6: no such path: engine/no_such_file.cpp"
+    "$fixture:7: no such path: optim/trainer.hpp"
+    "$fixture:8: engine/tensor.h has no line 100000"
+    "$fixture:9: no_such_function is not in optim/trainer.cpp"
+    "$fixture:9: no_such_function is in no source"
+    "$fixture:10: no_such_helper_anywhere is in no source"
+    "$fixture:11: NoSuchClass is in no source"
+    "$fixture:12: link to a missing file: no_such_doc.md"
+    "$fixture:13: autograd/tape.cpp:1 does not hold reset_step"
+    "$fixture:14: autograd/tape.cpp:1-2 names no symbol: write \`symbol\` (\`autograd/tape.cpp:1-2\`)"
+    "$fixture:15: excerpt of autograd/tape.cpp differs from the code (tests/doc_refs.sh SOURCE_DIR --write-excerpts rewrites it)"
+    "$fixture:20: autograd/tape.cpp has no line holding \"no_such_line_of_code\""
+    "$fixture:23: an excerpt marker reads <!-- excerpt: PATH from \"TEXT\" lines N -->"
+    "$fixture:26: autograd/tape.cpp ends before 3 lines from \"}  // namespace tapir\""
+    "$fixture:29: no code fence under the excerpt marker"
+    "$fixture:50: no end to the code fence under the excerpt marker"
   )
   got=$("$0" . "$fixture" 2>/dev/null)
   status=$?
@@ -61,11 +148,27 @@ if [[ ${1:-} == --self-test ]]; then
   exit 0
 fi
 
+write=0
+[[ ${1:-} == --write-excerpts ]] && write=1 && shift
 docs=("$@")
 [[ ${#docs[@]} -eq 0 ]] && docs=(README.md docs/*.md)
 for doc in "${docs[@]}"; do
   [[ -f $doc ]] || { echo "doc_refs.sh: no doc $doc" >&2; exit 2; }
 done
+
+if ((write)); then
+  status=0
+  written=$(mktemp)
+  for doc in "${docs[@]}"; do
+    excerpts write "$doc" >"$written" || status=1
+    if ! cmp -s "$written" "$doc"; then
+      cat "$written" >"$doc"
+      echo "rewrote the excerpts in $doc from the code"
+    fi
+  done
+  rm -f "$written"
+  exit $status
+fi
 present=()
 for d in "${code_dirs[@]}"; do [[ -d $d ]] && present+=("$d"); done
 
@@ -75,6 +178,7 @@ for d in "${code_dirs[@]}"; do [[ -d $d ]] && present+=("$d"); done
 # the target, B the doc's folder).
 refs() {
   # `symbol` ( or `symbol` in, before a `path`
+  # shellcheck disable=SC2016  # markdown's backticks, not a command
   local symbol='`[A-Za-z_][A-Za-z0-9_:.>-]*(\\([^`]*\\))?` (\\(|in )'
   awk -v top="($(IFS='|'; echo "${code_dirs[*]}|docs|data|third_party"))" -v outside="$outside" \
     -v symbol="$symbol" '
@@ -199,6 +303,7 @@ broken=$(
         ;;
     esac
   done <<<"$all_refs"
+  for doc in "${docs[@]}"; do excerpts check "$doc"; done
   # the names, against every word at once
   awk -F'\t' 'NR == FNR { known[$1] = 1; next }
     $2 == "name" && !($3 in known) { print $1 ": " $3 " is in no source" }' \
