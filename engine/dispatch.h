@@ -2,7 +2,9 @@
 // the tensors it has. A computation runs where its inputs live (op_device()
 // checks they agree) and calls TAPIR_KERNEL(dev, name<T>, args...), which
 // calls cpu::name<T> for cpu tensors and its twin cuda::name<T> for cuda
-// tensors (engine/kernels.h: the same declaration for both). dispatch_float
+// tensors (engine/kernels.h: the same declaration for both), or
+// reference::name<T> for cpu tensors while the reference kernels are on
+// (engine/reference.h: TAPIR_KERNELS=reference). dispatch_float
 // picks T from a tensor's dtype. The ops (autograd/), the optimizer updates
 // and the gradient clip (optim/) all go through here.
 #pragma once
@@ -10,6 +12,7 @@
 
 #include "engine/kernel_trace.h"
 #include "engine/kernels.h"
+#include "engine/reference.h"
 #include "engine/tensor.h"
 
 namespace tapir {
@@ -18,14 +21,20 @@ namespace tapir {
 #define TAPIR_NOTE_KERNEL(kernel) \
   (::tapir::kernel_trace_on() ? ::tapir::detail::note_kernel(#kernel) : void())
 
+// The CPU's kernel: the tuned one, or the naive reference while it is on.
+#define TAPIR_CPU_KERNEL(kernel, ...)                                        \
+  (::tapir::reference_kernels_on() ? ::tapir::reference::kernel(__VA_ARGS__) \
+                                   : ::tapir::cpu::kernel(__VA_ARGS__))
+
 #if TAPIR_HAS_CUDA
-#define TAPIR_KERNEL(dev, kernel, ...)                                                            \
-  (TAPIR_NOTE_KERNEL(kernel), (dev) == ::tapir::Device::cuda ? ::tapir::cuda::kernel(__VA_ARGS__) \
-                                                             : ::tapir::cpu::kernel(__VA_ARGS__))
+#define TAPIR_KERNEL(dev, kernel, ...)                                 \
+  (TAPIR_NOTE_KERNEL(kernel), (dev) == ::tapir::Device::cuda           \
+                                  ? ::tapir::cuda::kernel(__VA_ARGS__) \
+                                  : TAPIR_CPU_KERNEL(kernel, __VA_ARGS__))
 #else
 // Without CUDA no tensor can be on cuda (its allocation fails).
 #define TAPIR_KERNEL(dev, kernel, ...) \
-  (TAPIR_NOTE_KERNEL(kernel), (void)(dev), ::tapir::cpu::kernel(__VA_ARGS__))
+  (TAPIR_NOTE_KERNEL(kernel), (void)(dev), TAPIR_CPU_KERNEL(kernel, __VA_ARGS__))
 #endif
 
 // The device of `what`'s defined inputs. Inputs on different devices fail

@@ -10,6 +10,7 @@
 #include "base/folder_lock.h"
 #include "base/json.h"
 #include "engine/dist.h"
+#include "engine/reference.h"
 #include "lab/progress.h"
 #include "lab/report_text.h"
 #include "optim/run_folder.h"
@@ -76,6 +77,8 @@ std::unique_ptr<Trainer> start_trainer(const TrainJob& job, bool root) {
                 static_cast<long long>(trainer->config().model.layers),
                 static_cast<long long>(trainer->config().model.width),
                 static_cast<long long>(trainer->config().model.heads));
+  if (!job.quiet && reference_kernels_on() && trainer->config().device == Device::cpu)
+    std::printf("kernels: the naive references (TAPIR_KERNELS=reference), one thread\n");
   return trainer;
 }
 

@@ -152,6 +152,9 @@ for command in train compare search robust-compare; do
   refuse environment "TAPIR_PROGRESS" env TAPIR_PROGRESS=loud @ "$command" "${T[@]}" --constraint descent --mlp-act spline --out new
 done
 refuse environment "TAPIR_BLAS_CORETYPE" env TAPIR_BLAS_CORETYPE=Nonesuch @ train "${T[@]}" --out new
+for value in naive Reference ""; do
+  refuse environment "TAPIR_KERNELS: expected tuned or reference" env "TAPIR_KERNELS=$value" @ train "${T[@]}" --out new
+done
 refuse environment "unknown core type 'Has" env TAPIR_BLAS_CORETYPE=$'Has\nwell' @ train "${T[@]}" --out new
 
 # --- config files -------------------------------------------------------

@@ -1,5 +1,5 @@
 // Every tuned CPU kernel (tapir::cpu) against its naive reference
-// (engine/cpu/reference.h) on the same random inputs: gemm, layer norm,
+// (engine/reference.h) on the same random inputs: gemm, layer norm,
 // RMSNorm, softmax, log-softmax, cross-entropy, causal attention and the
 // linear spline, forward and backward, at 1 and 3 threads. Every output and
 // gradient element must agree within 1e-12 (f64) or 1e-5 (f32) of
@@ -10,9 +10,10 @@
 // reads it fails. The last test checks that the comparison itself reports
 // a wrong value, so that it cannot pass by comparing nothing.
 //
-// Ops of the op table (cmake/checks/op_coverage.cmake): those with a naive
-// twin in engine/cpu/reference.h are checked here (matmul and linear through
-// gemm); the others have none, and the op table's gradcheck
+// Ops of the op table (cmake/checks/op_coverage.cmake): those whose kernels
+// are checked here at the kernel level (matmul and linear through gemm);
+// every op, these included, runs on both sets of kernels in
+// test_reference_parity.cpp, and the op table's gradcheck
 // (test_gradcheck.cpp) checks their values and gradients.
 // op table, checked here: matmul linear layernorm rmsnorm softmax log_softmax
 // op table, checked here: cross_entropy attention spline
@@ -30,7 +31,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/cpu/reference.h"
+#include "engine/reference.h"
 #include "engine/kernels.h"
 #include "engine/rng.h"
 #include "engine/threads.h"

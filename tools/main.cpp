@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "engine/dist.h"
+#include "engine/reference.h"
 #include "lab/progress.h"
 #include "lab/run_jobs.h"
 #include "tools/commands.h"
@@ -87,6 +88,7 @@ int run(int argc, char** argv) {
     make_cli(cli);
     tapir::check_config_file(app, argc, argv);
     tapir::Progress::check_environment();
+    tapir::cpu_kernels();  // TAPIR_KERNELS is tuned, reference or unset
   } catch (const std::exception& e) {
     return failed(e.what());
   }

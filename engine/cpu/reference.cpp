@@ -1,73 +1,58 @@
-// The naive reference kernels (engine/cpu/reference.h): each formula of its
-// header comment written as plain loops, summed in double.
-#include "engine/cpu/reference.h"
+// The naive reference kernels (engine/reference.h) of the matrix product,
+// the norms and the softmax family, each formula written above its loops,
+// summed in double; and the switch that sends TAPIR_KERNEL to them.
+#include "engine/reference.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include <cstdlib>
+#include <string_view>
+
+#include "base/error.h"
+#include "engine/cpu/reference_common.h"
 #include "engine/kernels.h"
+
+namespace tapir {
+
+namespace detail {
+std::atomic<int> g_cpu_kernels{0};
+}  // namespace detail
+
+const char* cpu_kernels_name(CpuKernels kernels) {
+  return kernels == CpuKernels::reference ? "reference" : "tuned";
+}
+
+CpuKernels parse_cpu_kernels(std::string_view word, const char* what) {
+  TAPIR_CHECK(word == "tuned" || word == "reference", what, ": expected tuned or reference, got '",
+              word, "'");
+  return word == "reference" ? CpuKernels::reference : CpuKernels::tuned;
+}
+
+CpuKernels cpu_kernels() {
+  const int known = detail::g_cpu_kernels.load(std::memory_order_relaxed);
+  if (known != 0) return CpuKernels(known - 1);
+  const char* given = std::getenv("TAPIR_KERNELS");
+  const CpuKernels kernels = parse_cpu_kernels(given ? given : "tuned", "TAPIR_KERNELS");
+  detail::g_cpu_kernels.store(int(kernels) + 1, std::memory_order_relaxed);
+  return kernels;
+}
+
+void set_cpu_kernels(CpuKernels kernels) {
+  detail::g_cpu_kernels.store(int(kernels) + 1, std::memory_order_relaxed);
+}
+
+}  // namespace tapir
 
 namespace tapir::reference {
 
-namespace {
+using detail::softmax_row;
+using detail::store;
 
-// A gradient's store: d = g, or d += g when accumulating.
-template <typename T>
-void store(bool accumulate, T& d, double g) {
-  d = accumulate ? static_cast<T>(double(d) + g) : static_cast<T>(g);
-}
-
-// One row's softmax in double: p_i = exp(x_i - max x) / sum_j exp(x_j - max x).
-template <typename T>
-std::vector<double> softmax_row(const T* x, int64_t n) {
-  double m = x[0];
-  for (int64_t i = 1; i < n; ++i) m = std::max(m, double(x[i]));
-  std::vector<double> p(n);
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += p[i] = std::exp(double(x[i]) - m);
-  for (int64_t i = 0; i < n; ++i) p[i] /= sum;
-  return p;
-}
-
-// The causal probabilities of pair (b, h), (T, T) with 0 above the diagonal:
-// p_i = softmax over j <= i of q_i . k_j / sqrt(D) - slope (i - j).
-template <typename T>
-std::vector<double> attention_probs(const T* qkv, int64_t b, int64_t h, int64_t T_len, int64_t C,
-                                    int64_t D, double slope) {
-  std::vector<double> p(T_len * T_len, 0.0), s(T_len);
-  for (int64_t i = 0; i < T_len; ++i) {
-    const T* q = qkv + (b * T_len + i) * 3 * C + h * D;
-    for (int64_t j = 0; j <= i; ++j) {
-      const T* k = qkv + (b * T_len + j) * 3 * C + C + h * D;
-      double dot = 0;
-      for (int64_t d = 0; d < D; ++d) dot += double(q[d]) * double(k[d]);
-      s[j] = dot / std::sqrt(double(D)) - slope * double(i - j);
-    }
-    const std::vector<double> row = softmax_row(s.data(), i + 1);
-    for (int64_t j = 0; j <= i; ++j) p[i * T_len + j] = row[j];
-  }
-  return p;
-}
-
-// Where x falls on the grid: interval k and position t in it, and whether x
-// is outside [lo, hi] (where constant extrapolation holds the end value).
-struct SplinePoint {
-  int64_t k;
-  double t;
-  bool outside;
-};
-SplinePoint locate(double x, const SplineGrid& g) {
-  const int64_t K = g.knots();
-  const double u = (x - g.lo()) * double(K - 1) / (g.hi() - g.lo());
-  const int64_t k = std::min(static_cast<int64_t>(std::max(std::floor(u), 0.0)), K - 2);
-  double t = u - double(k);
-  if (!g.linear()) t = std::min(std::max(t, 0.0), 1.0);
-  return {k, t, x < g.lo() || x > g.hi()};
-}
-
-}  // namespace
-
+// C (M, N) = alpha * sum_k op(A)[m][k] op(B)[k][n] + beta * C, with
+// op(A)[m][k] = A[k][m] when trans_a, op(B)[k][n] = B[n][k] when trans_b.
+// With beta = 0, C's old contents are not read (as BLAS).
 template <typename T>
 void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
           const T* B, T beta, T* C) {
@@ -82,6 +67,8 @@ void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, 
     }
 }
 
+// mean = sum(x) / C, var = sum((x - mean)^2) / C, rstd = 1 / sqrt(var + eps),
+// y = (x - mean) * rstd * w + b (b null: no bias).
 template <typename T>
 void layernorm_forward(const T* x, const T* w, const T* b, int64_t rows, int64_t C, T eps, T* y,
                        T* mean, T* rstd) {
@@ -100,6 +87,8 @@ void layernorm_forward(const T* x, const T* w, const T* b, int64_t rows, int64_t
   }
 }
 
+// xhat = (x - mean) rstd, g = d_y w: d_x = rstd (g - mean(g) - xhat mean(g xhat));
+// d_w += sum over rows of d_y xhat, d_b += sum over rows of d_y.
 template <typename T>
 void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, const T* d_y,
                         int64_t rows, int64_t C, T* d_x, T* d_w, T* d_b, bool accumulate_x) {
@@ -124,6 +113,7 @@ void layernorm_backward(const T* x, const T* w, const T* mean, const T* rstd, co
   }
 }
 
+// rstd = 1 / sqrt(sum(x^2) / C + eps), y = x rstd w (w null: w = 1).
 template <typename T>
 void rmsnorm_forward(const T* x, const T* w, int64_t rows, int64_t C, T eps, T* y, T* rstd) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -136,6 +126,7 @@ void rmsnorm_forward(const T* x, const T* w, int64_t rows, int64_t C, T eps, T* 
   }
 }
 
+// xhat = x rstd, g = d_y w: d_x = rstd (g - xhat mean(g xhat)); d_w += sum over rows of d_y xhat.
 template <typename T>
 void rmsnorm_backward(const T* x, const T* w, const T* rstd, const T* d_y, int64_t rows, int64_t C,
                       T* d_x, T* d_w, bool accumulate_x) {
@@ -156,6 +147,7 @@ void rmsnorm_backward(const T* x, const T* w, const T* rstd, const T* d_y, int64
     for (int64_t i = 0; i < C; ++i) store(true, d_w[i], gw[i]);
 }
 
+// y_i = exp(x_i - max x) / sum_j exp(x_j - max x), per row of n.
 template <typename T>
 void softmax_forward(const T* x, int64_t rows, int64_t n, T* y) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -164,6 +156,7 @@ void softmax_forward(const T* x, int64_t rows, int64_t n, T* y) {
   }
 }
 
+// d_x += y (d_y - sum_j d_y_j y_j).
 template <typename T>
 void softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -174,6 +167,7 @@ void softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x)
   }
 }
 
+// y_i = x_i - max x - log sum_j exp(x_j - max x).
 template <typename T>
 void log_softmax_forward(const T* x, int64_t rows, int64_t n, T* y) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -186,6 +180,7 @@ void log_softmax_forward(const T* x, int64_t rows, int64_t n, T* y) {
   }
 }
 
+// d_x += d_y - exp(y) sum_j d_y_j.
 template <typename T>
 void log_softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* d_x) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -196,6 +191,8 @@ void log_softmax_backward(const T* y, const T* d_y, int64_t rows, int64_t n, T* 
   }
 }
 
+// probs = softmax(logits), row_losses_r = -log probs[r][target_r] (as logsumexp - logit),
+// loss = sum(mask row_losses) / sum(mask), 0 when sum(mask) = 0; returns sum(mask).
 template <typename T>
 T cross_entropy_forward(const T* logits, const int32_t* targets, const T* mask, int64_t rows,
                         int64_t V, T* probs, T* row_losses, T* loss) {
@@ -217,6 +214,7 @@ T cross_entropy_forward(const T* logits, const int32_t* targets, const T* mask, 
   return static_cast<T>(count);
 }
 
+// d_logits += mask_r d_loss_over_count (probs - onehot(target_r)).
 template <typename T>
 void cross_entropy_backward(const T* probs, const int32_t* targets, const T* mask, int64_t rows,
                             int64_t V, T d_loss_over_count, T* d_logits) {
@@ -226,93 +224,6 @@ void cross_entropy_backward(const T* probs, const int32_t* targets, const T* mas
       store(true, d_logits[r * V + i],
             scale * (double(probs[r * V + i]) - (i == targets[r] ? 1.0 : 0.0)));
   }
-}
-
-template <typename T>
-void attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C, int64_t H,
-                       const T* slopes, T* probs, T* out) {
-  const int64_t D = C / H, TT = T_len * T_len;
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < H; ++h) {
-      const std::vector<double> p =
-          attention_probs(qkv, b, h, T_len, C, D, slopes ? double(slopes[h]) : 0.0);
-      if (probs)
-        for (int64_t e = 0; e < TT; ++e) probs[(b * H + h) * TT + e] = static_cast<T>(p[e]);
-      for (int64_t i = 0; i < T_len; ++i)
-        for (int64_t d = 0; d < D; ++d) {
-          double s = 0;
-          for (int64_t j = 0; j <= i; ++j)
-            s += p[i * T_len + j] * double(qkv[(b * T_len + j) * 3 * C + 2 * C + h * D + d]);
-          out[(b * T_len + i) * C + h * D + d] = static_cast<T>(s);
-        }
-    }
-}
-
-template <typename T>
-void attention_backward(const T* qkv, const T* slopes, const T* probs, const T* d_out, int64_t B,
-                        int64_t T_len, int64_t C, int64_t H, T* d_qkv, bool accumulate) {
-  const int64_t D = C / H, TT = T_len * T_len;
-  const double scale = 1.0 / std::sqrt(double(D));
-  std::vector<double> grad(B * T_len * 3 * C, 0.0);
-  // Element d of head h of part (0 q, 1 k, 2 v) at (b, t), in qkv's layout.
-  auto at = [&](int64_t b, int64_t t, int64_t part, int64_t h, int64_t d) {
-    return (b * T_len + t) * 3 * C + part * C + h * D + d;
-  };
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < H; ++h) {
-      std::vector<double> p(TT);
-      if (probs)
-        for (int64_t e = 0; e < TT; ++e) p[e] = double(probs[(b * H + h) * TT + e]);
-      else
-        p = attention_probs(qkv, b, h, T_len, C, D, slopes ? double(slopes[h]) : 0.0);
-      auto d_o = [&](int64_t i, int64_t d) {
-        return double(d_out[(b * T_len + i) * C + h * D + d]);
-      };
-      for (int64_t i = 0; i < T_len; ++i) {
-        std::vector<double> dp(i + 1, 0.0);
-        double dot = 0;  // sum_l p_il dp_il
-        for (int64_t j = 0; j <= i; ++j) {
-          for (int64_t d = 0; d < D; ++d) {
-            dp[j] += d_o(i, d) * double(qkv[at(b, j, 2, h, d)]);
-            grad[at(b, j, 2, h, d)] += p[i * T_len + j] * d_o(i, d);  // dv_j
-          }
-          dot += p[i * T_len + j] * dp[j];
-        }
-        for (int64_t j = 0; j <= i; ++j) {
-          const double ds = p[i * T_len + j] * (dp[j] - dot) * scale;
-          for (int64_t d = 0; d < D; ++d) {
-            grad[at(b, i, 0, h, d)] += ds * double(qkv[at(b, j, 1, h, d)]);  // dq_i
-            grad[at(b, j, 1, h, d)] += ds * double(qkv[at(b, i, 0, h, d)]);  // dk_j
-          }
-        }
-      }
-    }
-  for (size_t e = 0; e < grad.size(); ++e) store(accumulate, d_qkv[e], grad[e]);
-}
-
-template <typename T>
-void spline_forward(const T* x, int64_t n, const T* values, const SplineGrid& grid, T* out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const SplinePoint s = locate(double(x[i]), grid);
-    out[i] =
-        static_cast<T>(double(values[s.k]) + s.t * (double(values[s.k + 1]) - double(values[s.k])));
-  }
-}
-
-template <typename T>
-void spline_backward(const T* x, int64_t n, const T* values, const SplineGrid& grid, const T* d_out,
-                     T* d_x, T* d_values, bool accumulate_x) {
-  std::vector<double> knots(grid.knots(), 0.0);
-  for (int64_t i = 0; i < n; ++i) {
-    const SplinePoint s = locate(double(x[i]), grid);
-    const bool flat = s.outside && !grid.linear();
-    const double slope = (double(values[s.k + 1]) - double(values[s.k])) * grid.inv_spacing();
-    if (d_x) store(accumulate_x, d_x[i], flat ? 0.0 : slope * double(d_out[i]));
-    knots[s.k] += (1 - s.t) * double(d_out[i]);
-    knots[s.k + 1] += s.t * double(d_out[i]);
-  }
-  if (d_values)
-    for (int64_t k = 0; k < grid.knots(); ++k) store(true, d_values[k], knots[k]);
 }
 
 TAPIR_INSTANTIATE_FLOAT_KERNEL(gemm);
@@ -326,9 +237,5 @@ TAPIR_INSTANTIATE_FLOAT_KERNEL(log_softmax_forward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(log_softmax_backward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(cross_entropy_forward);
 TAPIR_INSTANTIATE_FLOAT_KERNEL(cross_entropy_backward);
-TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_forward);
-TAPIR_INSTANTIATE_FLOAT_KERNEL(attention_backward);
-TAPIR_INSTANTIATE_FLOAT_KERNEL(spline_forward);
-TAPIR_INSTANTIATE_FLOAT_KERNEL(spline_backward);
 
 }  // namespace tapir::reference
