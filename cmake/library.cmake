@@ -37,8 +37,12 @@ foreach(layer ${TAPIR_LIBRARY_LAYERS})
   foreach(below ${TAPIR_BELOW_${layer}})
     target_link_libraries(${target} PUBLIC tapir_${below}_library)
   endforeach()
-  target_include_directories(${target}
-                             INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tapir>)
+  # Installed: the include root. In the tree (TAPIR_EXAMPLES): the layer's
+  # view of the tree (build/layers/<layer>/), which shows what an install
+  # shows: the layer's folder and those below, engine/ without its backends.
+  target_include_directories(
+    ${target} INTERFACE $<BUILD_INTERFACE:${TAPIR_VIEW_${layer}}>
+                        $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tapir>)
   target_compile_features(${target} INTERFACE cxx_std_20)
   set_target_properties(
     ${target}
@@ -53,6 +57,7 @@ foreach(layer ${TAPIR_LIBRARY_LAYERS})
                # libraries its libraries need).
                INSTALL_RPATH "$ORIGIN")
   list(APPEND TAPIR_LIBRARY_TARGETS ${target})
+  add_library(tapir::${layer} ALIAS ${target})
 
   install(DIRECTORY ${layer}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapir/${layer}
           COMPONENT development FILES_MATCHING PATTERN "*.h" PATTERN "*.inc"

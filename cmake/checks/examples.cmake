@@ -67,7 +67,7 @@ endif()
 # through their run paths, the libraries each other through theirs.
 set(elsewhere ${WORK_DIR}/elsewhere)
 file(MAKE_DIRECTORY ${elsewhere})
-foreach(program xor_mlp custom_op transformer_step)
+foreach(program xor_mlp custom_op transformer_step hand_backward)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH
                           ${WORK_DIR}/build-examples/${program}
                   WORKING_DIRECTORY ${elsewhere} RESULT_VARIABLE rc OUTPUT_VARIABLE output
