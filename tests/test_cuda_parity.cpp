@@ -23,6 +23,7 @@
 #include "optim/model_run.h"
 #include "optim/optimizer.h"
 #include "optim/trainer.h"
+#include "tests/op_runs.h"
 #include "tests/op_table.h"
 
 using namespace tapir;
@@ -37,59 +38,6 @@ namespace {
 // double exp/log/erf are within 1-2 ulp of glibc's: differences of order
 // 1e-15 per term, so 1e-10 leaves room for sums of a few hundred terms.
 constexpr double kF64 = 1e-10;
-
-double rel_diff(double a, double b) {
-  return std::fabs(a - b) / std::max({1.0, std::fabs(a), std::fabs(b)});
-}
-
-std::vector<double> host_values(Tensor t) {
-  const Tensor h = to_host(t);
-  std::vector<double> out(static_cast<size_t>(h.numel()));
-  for (int64_t i = 0; i < h.numel(); ++i) out[static_cast<size_t>(i)] = h.item(i);
-  return out;
-}
-
-// The output's values and the gradients of L = sum(y * w) (w fixed) for every
-// input that takes one, all read back to the host.
-struct Run {
-  std::vector<double> values;
-  std::vector<std::vector<double>> grads;
-};
-
-Run run_on(const OpCase& c, const std::vector<Tensor>& host_inputs, Tensor host_w, Device device) {
-  std::vector<Tensor> inputs;
-  for (size_t k = 0; k < host_inputs.size(); ++k) {
-    Tensor t = to_device(host_inputs[k], device);
-    if (t.impl() == host_inputs[k].impl()) t = alias(t, t.shape());  // a fresh handle
-    t.set_requires_grad(c.inputs[k].grad);
-    inputs.push_back(t);
-  }
-  Tensor y = c.fn(inputs);
-  Run r;
-  r.values = host_values(y);
-  backward(sum_all(mul(y, to_device(host_w, device))));
-  for (const Tensor& t : inputs)
-    r.grads.push_back(t.requires_grad() && t.has_grad() ? host_values(grad_view(t))
-                                                        : std::vector<double>());
-  return r;
-}
-
-void compare(const std::string& what, const std::vector<double>& cpu,
-             const std::vector<double>& gpu, double tol) {
-  REQUIRE(cpu.size() == gpu.size());
-  double worst = 0;
-  size_t at = 0;
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    const double e = rel_diff(cpu[i], gpu[i]);
-    if (e > worst) {
-      worst = e;
-      at = i;
-    }
-  }
-  INFO(what << ": max error " << worst << " at element " << at << " (cpu "
-            << (cpu.empty() ? 0.0 : cpu[at]) << ", cuda " << (gpu.empty() ? 0.0 : gpu[at]) << ")");
-  CHECK(worst <= tol);
-}
 
 bool skip_without_gpu() {
   if (cuda::cuda_available()) return false;
@@ -154,11 +102,9 @@ TEST_CASE("cuda parity table: values and gradients, f64 and f32") {
         out_shape = c.fn(host_inputs).shape();
       }
       Tensor w = make_input(U(out_shape), dtype, rng);
-      const Run cpu = run_on(c, host_inputs, w, Device::cpu);
-      const Run gpu = run_on(c, host_inputs, w, Device::cuda);
-      compare(name + " values", cpu.values, gpu.values, tol);
-      for (size_t k = 0; k < cpu.grads.size(); ++k)
-        compare(name + " gradient of input " + std::to_string(k), cpu.grads[k], gpu.grads[k], tol);
+      const OpRun cpu = run_op_case(c, host_inputs, w, Device::cpu);
+      const OpRun gpu = run_op_case(c, host_inputs, w, Device::cuda);
+      check_runs_close(name, cpu, gpu, tol, "cpu", "cuda");
       reset_step();
     }
   }

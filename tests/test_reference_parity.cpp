@@ -16,7 +16,9 @@
 #include "engine/reference.h"
 #include "engine/rng.h"
 #include "optim/trainer.h"
+#include "tests/op_runs.h"
 #include "tests/op_table.h"
+#include "tests/tiny_config.h"
 
 using namespace tapir;
 using namespace tapir::test;
@@ -28,59 +30,6 @@ struct KernelsScope {
   explicit KernelsScope(CpuKernels k) { set_cpu_kernels(k); }
   ~KernelsScope() { set_cpu_kernels(CpuKernels::tuned); }
 };
-
-double rel_diff(double a, double b) {
-  return std::fabs(a - b) / std::max({1.0, std::fabs(a), std::fabs(b)});
-}
-
-std::vector<double> values_of(Tensor t) {
-  std::vector<double> out(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) out[static_cast<size_t>(i)] = t.item(i);
-  return out;
-}
-
-// The output's values and the gradients of L = sum(y * w) for every input
-// that takes one, on the given kernels.
-struct Run {
-  std::vector<double> values;
-  std::vector<std::vector<double>> grads;
-};
-
-Run run_with(CpuKernels kernels, const OpCase& c, const std::vector<Tensor>& given, Tensor w) {
-  KernelsScope scope(kernels);
-  std::vector<Tensor> inputs;
-  for (size_t k = 0; k < given.size(); ++k) {
-    Tensor t = alias(given[k], given[k].shape());  // a fresh handle, no gradient yet
-    t.set_requires_grad(c.inputs[k].grad);
-    inputs.push_back(t);
-  }
-  Tensor y = c.fn(inputs);
-  Run r;
-  r.values = values_of(y);
-  backward(sum_all(mul(y, w)));
-  for (const Tensor& t : inputs)
-    r.grads.push_back(t.requires_grad() && t.has_grad() ? values_of(grad_view(t))
-                                                        : std::vector<double>());
-  return r;
-}
-
-void compare(const std::string& what, const std::vector<double>& tuned,
-             const std::vector<double>& reference, double tol) {
-  REQUIRE(tuned.size() == reference.size());
-  double worst = 0;
-  size_t at = 0;
-  for (size_t i = 0; i < tuned.size(); ++i) {
-    const double e = rel_diff(tuned[i], reference[i]);
-    if (e > worst || std::isnan(e)) {
-      worst = std::isnan(e) ? INFINITY : e;
-      at = i;
-    }
-  }
-  INFO(what << ": max error " << worst << " at element " << at << " (tuned "
-            << (tuned.empty() ? 0.0 : tuned[at]) << ", reference "
-            << (reference.empty() ? 0.0 : reference[at]) << ")");
-  CHECK(worst <= tol);
-}
 
 // f64: the two differ by summation order and by rounding once (the
 // references) against rounding per operation; 1e-10 leaves room for sums of
@@ -128,12 +77,16 @@ TEST_CASE("reference kernels against the tuned ones: every op of the table, valu
         out_shape = c.fn(inputs).shape();
       }
       const Tensor w = make_input(U(out_shape), dtype, rng);
-      const Run tuned = run_with(CpuKernels::tuned, c, inputs, w);
-      const Run reference = run_with(CpuKernels::reference, c, inputs, w);
-      compare(name + " values", tuned.values, reference.values, tol);
-      for (size_t k = 0; k < tuned.grads.size(); ++k)
-        compare(name + " gradient of input " + std::to_string(k), tuned.grads[k],
-                reference.grads[k], tol);
+      OpRun tuned, reference;
+      {
+        KernelsScope scope(CpuKernels::tuned);
+        tuned = run_op_case(c, inputs, w, Device::cpu);
+      }
+      {
+        KernelsScope scope(CpuKernels::reference);
+        reference = run_op_case(c, inputs, w, Device::cpu);
+      }
+      check_runs_close(name, tuned, reference, tol, "tuned", "reference");
       reset_step();
     }
   }
@@ -188,39 +141,27 @@ void compare_runs(const TrainConfig& config, double tol, double learned) {
 TEST_CASE("a modadd run on the reference kernels follows the tuned run step by step") {
   // The README's modadd run (the task's recommended batch, learning rate,
   // weight decay and schedule) at p = 23, one narrow layer, 300 steps.
-  TrainConfig config;
-  config.task = "modadd";
-  config.task_options.set("p", "23");
-  config.model.width = 32;
-  config.model.heads = 2;
-  config.model.layers = 1;
-  config.batch = 512;
+  TrainConfig config =
+      test_support::tiny_modadd({.p = "23", .width = 32, .batch = 512, .steps = 300});
   config.schedule.base_lr = 3e-3;
   config.optimizer.weight_decay = 1;
   config.schedule.kind = Schedule::Kind::cosine;
   config.schedule.min_ratio = 0.05;
-  config.steps = 300;
   config.eval_limit = 264;
   compare_runs(config, 1e-4, 0.5);
 }
 
 TEST_CASE("runs with the learned functions, RoPE, RMSNorm and QK norm on the reference kernels") {
   for (AttentionKind attn : {AttentionKind::score_spline, AttentionKind::feature_spline}) {
-    TrainConfig config;
-    config.task = "modadd";
-    config.task_options.set("p", "11");
-    config.model.width = 16;
-    config.model.heads = 2;
-    config.model.layers = 2;
+    TrainConfig config =
+        test_support::tiny_modadd({.p = "11", .width = 16, .layers = 2, .batch = 32, .steps = 40});
     config.model.mlp_act = MlpAct::spline;
     config.model.attn = attn;
     // The feature kernel depends on i - j only without rotated q and k.
     config.model.pos = attn == AttentionKind::score_spline ? Positions::rope : Positions::learned;
     config.model.norm = NormKind::rms;
     config.model.qk_norm = attn == AttentionKind::score_spline;
-    config.batch = 32;
     config.schedule.base_lr = 1e-2;
-    config.steps = 40;
     config.eval_limit = 64;
     INFO("attention " << std::string(name_of(attn)));
     // At lr 1e-2 the runs drift apart faster: Adam's normalised step moves
