@@ -154,6 +154,19 @@ void backward(const T* qkv, const T* slopes, const T* scores, const T* probs, co
     for (size_t e = 0; e < knots.size(); ++e) store(true, d_g_values[e], knots[e]);
 }
 
+// phi(x) = softplus(g(x)) + kFeatureEps of every q and k element of qkv
+// (rows, 3C), in qkv's layout (the v part left 0): formed once, read by
+// every pair.
+template <typename T>
+std::vector<double> feature_map(const T* qkv, int64_t rows, int64_t C, const T* g_values,
+                                const SplineGrid& grid) {
+  std::vector<double> phi(static_cast<size_t>(rows * 3 * C), 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t e = r * 3 * C; e < r * 3 * C + 2 * C; ++e)
+      phi[e] = softplus(spline_at(g_values, locate(double(qkv[e]), grid))) + kFeatureEps;
+  return phi;
+}
+
 }  // namespace
 
 // Per (b, h), j <= i: s_ij = q_i . k_j / sqrt(D) - slope_h (i - j), p_i = softmax_j(s_i),
@@ -200,13 +213,11 @@ void feature_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C
                                const T* g_values, const SplineGrid& grid, T* features, T* out) {
   const QkvAt at{T_len, C, C / H};
   const int64_t D = C / H;
-  auto phi = [&](T x) {
-    return softplus(spline_at(g_values, locate(double(x), grid))) + kFeatureEps;
-  };
+  const std::vector<double> phi = feature_map(qkv, B * T_len, C, g_values, grid);
   for (int64_t r = 0; r < B * T_len; ++r)
     for (int64_t c = 0; c < C; ++c) {
-      features[r * 2 * C + c] = static_cast<T>(phi(qkv[r * 3 * C + c]));
-      features[r * 2 * C + C + c] = static_cast<T>(phi(qkv[r * 3 * C + C + c]));
+      features[r * 2 * C + c] = static_cast<T>(phi[r * 3 * C + c]);
+      features[r * 2 * C + C + c] = static_cast<T>(phi[r * 3 * C + C + c]);
     }
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h)
@@ -215,8 +226,7 @@ void feature_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C
         double den = 0;
         for (int64_t j = 0; j <= i; ++j) {
           double a = 0;
-          for (int64_t d = 0; d < D; ++d)
-            a += phi(qkv[at(b, i, 0, h, d)]) * phi(qkv[at(b, j, 1, h, d)]);
+          for (int64_t d = 0; d < D; ++d) a += phi[at(b, i, 0, h, d)] * phi[at(b, j, 1, h, d)];
           den += a;
           for (int64_t d = 0; d < D; ++d) num[d] += a * double(qkv[at(b, j, 2, h, d)]);
         }
@@ -229,7 +239,7 @@ void feature_attention_forward(const T* qkv, int64_t B, int64_t T_len, int64_t C
 //   da_ij = (do_i . v_j - do_i . out_i) / den_i,   dv_j += sum_i a_ij do_i / den_i,
 //   dphi(q_i) = sum_j da_ij phi(k_j),   dphi(k_j) = sum_i da_ij phi(q_i),
 //   dx += sigmoid(g(x)) g'(x) dphi(x), and the knots of g get sigmoid(g(x))
-//   dphi(x) split by the interpolation weights. phi is recomputed from qkv
+//   dphi(x) split by the interpolation weights. phi is formed again from qkv
 //   (features and out are not read).
 template <typename T>
 void feature_attention_backward(const T* qkv, const T*, const T*, const T* d_out, int64_t B,
@@ -237,9 +247,7 @@ void feature_attention_backward(const T* qkv, const T*, const T*, const T* d_out
                                 const SplineGrid& grid, T* d_qkv, T* d_g_values) {
   const QkvAt at{T_len, C, C / H};
   const int64_t D = C / H;
-  auto phi = [&](T x) {
-    return softplus(spline_at(g_values, locate(double(x), grid))) + kFeatureEps;
-  };
+  const std::vector<double> phi = feature_map(qkv, B * T_len, C, g_values, grid);
   std::vector<double> grad(static_cast<size_t>(B * T_len * 3 * C), 0.0);
   std::vector<double> dphi(grad.size(), 0.0);  // d phi for the q and k parts, in qkv's layout
   for (int64_t b = 0; b < B; ++b)
@@ -248,8 +256,7 @@ void feature_attention_backward(const T* qkv, const T*, const T*, const T* d_out
         std::vector<double> a(static_cast<size_t>(i + 1), 0.0), o(static_cast<size_t>(D), 0.0);
         double den = 0;
         for (int64_t j = 0; j <= i; ++j) {
-          for (int64_t d = 0; d < D; ++d)
-            a[j] += phi(qkv[at(b, i, 0, h, d)]) * phi(qkv[at(b, j, 1, h, d)]);
+          for (int64_t d = 0; d < D; ++d) a[j] += phi[at(b, i, 0, h, d)] * phi[at(b, j, 1, h, d)];
           den += a[j];
         }
         for (int64_t j = 0; j <= i; ++j)
@@ -266,8 +273,8 @@ void feature_attention_backward(const T* qkv, const T*, const T*, const T* d_out
           }
           const double da = (do_dot_v - do_dot_o) / den;
           for (int64_t d = 0; d < D; ++d) {
-            dphi[at(b, i, 0, h, d)] += da * phi(qkv[at(b, j, 1, h, d)]);
-            dphi[at(b, j, 1, h, d)] += da * phi(qkv[at(b, i, 0, h, d)]);
+            dphi[at(b, i, 0, h, d)] += da * phi[at(b, j, 1, h, d)];
+            dphi[at(b, j, 1, h, d)] += da * phi[at(b, i, 0, h, d)];
           }
         }
       }
