@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/names.h"
 #include "engine/kernel_types.h"
 
 namespace tapir::reference {
@@ -33,6 +34,12 @@ namespace tapir {
 // Which kernels TAPIR_KERNEL runs for cpu tensors. CUDA tensors always run
 // the CUDA kernels.
 enum class CpuKernels { tuned, reference };
+template <>
+struct Names<CpuKernels> {
+  static constexpr const char* what = "CPU kernels";
+  static constexpr std::pair<CpuKernels, const char*> table[] = {
+      {CpuKernels::tuned, "tuned"}, {CpuKernels::reference, "reference"}};
+};
 
 // Until set_cpu_kernels is called: TAPIR_KERNELS from the environment,
 // "tuned" (the default when unset) or "reference"; any other value fails
@@ -41,9 +48,8 @@ CpuKernels cpu_kernels();
 // Sets the kernels every thread runs from the next kernel call on. A
 // training step should not be cut in two by it.
 void set_cpu_kernels(CpuKernels kernels);
-const char* cpu_kernels_name(CpuKernels kernels);
-// "tuned" or "reference"; anything else fails with "<what>: expected tuned
-// or reference, got '<word>'".
+// A name of Names<CpuKernels>; anything else fails with "<what>: expected
+// tuned or reference, got '<word>'" (what: where the word came from).
 CpuKernels parse_cpu_kernels(std::string_view word, const char* what);
 
 namespace detail {

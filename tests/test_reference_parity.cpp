@@ -44,7 +44,7 @@ TEST_CASE("the kernel switch: TAPIR_KERNELS's words, and the switch sends gemm t
   CHECK_THROWS_WITH_AS(parse_cpu_kernels("naive", "TAPIR_KERNELS"),
                        "TAPIR_KERNELS: expected tuned or reference, got 'naive'", Error);
   CHECK_THROWS_AS(parse_cpu_kernels("", "TAPIR_KERNELS"), Error);
-  CHECK(std::string(cpu_kernels_name(CpuKernels::reference)) == "reference");
+  CHECK(std::string(name_of(CpuKernels::reference)) == "reference");
 
   // A product of 300 terms per element in f32: the reference's result (in
   // double, rounded once) is what matmul gives while the switch is on.

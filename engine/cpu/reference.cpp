@@ -5,10 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
-
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 #include "base/error.h"
 #include "engine/cpu/reference_common.h"
@@ -20,21 +19,17 @@ namespace detail {
 std::atomic<int> g_cpu_kernels{0};
 }  // namespace detail
 
-const char* cpu_kernels_name(CpuKernels kernels) {
-  return kernels == CpuKernels::reference ? "reference" : "tuned";
-}
-
 CpuKernels parse_cpu_kernels(std::string_view word, const char* what) {
-  TAPIR_CHECK(word == "tuned" || word == "reference", what, ": expected tuned or reference, got '",
-              word, "'");
-  return word == "reference" ? CpuKernels::reference : CpuKernels::tuned;
+  for (const auto& [kernels, name] : Names<CpuKernels>::table)
+    if (word == name) return kernels;
+  fail(what, ": expected ", names_of<CpuKernels>(" or "), ", got '", word, "'");
 }
 
 CpuKernels cpu_kernels() {
   const int known = detail::g_cpu_kernels.load(std::memory_order_relaxed);
   if (known != 0) return CpuKernels(known - 1);
   const char* given = std::getenv("TAPIR_KERNELS");
-  const CpuKernels kernels = parse_cpu_kernels(given ? given : "tuned", "TAPIR_KERNELS");
+  const CpuKernels kernels = given ? parse_cpu_kernels(given, "TAPIR_KERNELS") : CpuKernels::tuned;
   detail::g_cpu_kernels.store(int(kernels) + 1, std::memory_order_relaxed);
   return kernels;
 }
