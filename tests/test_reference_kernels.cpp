@@ -31,8 +31,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/reference.h"
 #include "engine/kernels.h"
+#include "engine/reference.h"
 #include "engine/rng.h"
 #include "engine/threads.h"
 
